@@ -1,0 +1,72 @@
+/**
+ * The event kinds of the run log (public protocol: documented in docs/events.md).
+ * Every fact of a run is one event; dashboards, metrics, resume and audit read them.
+ */
+import type { ModelTurn, Usage } from '../model/types.js';
+
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'stopped' | 'budget_exhausted' | 'deadline_exceeded';
+
+export type FinalRunStatus = Exclude<RunStatus, 'running'>;
+
+export interface EventPayloads {
+  'run.started': {
+    topology: string;
+    goal: string;
+    repo: string;
+    base: string;
+    model: string;
+    config: Record<string, unknown>;
+  };
+  'run.resumed': { pid: number; host: string };
+  'run.finished': { status: FinalRunStatus; reason: string; resultBranch: string | null };
+  'workspace.ready': { hub: string; worktree: string; branch: string; baseCommit: string };
+  'setup.finished': { command: string; exitCode: number | null; output: string; durationMs: number };
+  'agent.started': { profile: string; model: string; task: string };
+  'agent.finished': { status: 'done' | 'failed' | 'stopped'; reason: string; steps: number; finalText: string };
+  /** A model response, logged in full so a recovered agent replays it instead of calling again. */
+  'model.response': {
+    step: number;
+    turn: ModelTurn;
+    latencyMs: number;
+    requestMessages: number;
+  };
+  'model.error': { step: number; kind: string; message: string; status?: number; attempts: number };
+  'model.retry': { step: number; attempt: number; delayMs: number; kind: string; status?: number };
+  'tool.started': { step: number; callId: string; name: string; arguments: string };
+  /** A tool result, logged in full (capped) so replay never re-runs a completed tool call. */
+  'tool.finished': {
+    step: number;
+    callId: string;
+    name: string;
+    isError: boolean;
+    content: string;
+    summary: string;
+    durationMs: number;
+  };
+  'limit.hit': { limit: string; value: number; used: number };
+  compaction: { step: number; replacedMessages: number; summary: string; tokensBefore: number };
+  'commit.created': { branch: string; commit: string; files: number };
+  'verify.finished': { command: string; exitCode: number | null; passed: boolean; output: string; durationMs: number };
+  'result.fetched': { branch: string; commit: string; repo: string };
+  warning: { message: string };
+}
+
+export type EventKind = keyof EventPayloads;
+
+export interface EventInput<K extends EventKind = EventKind> {
+  runId: string;
+  /** Agent name, or null for run-level events. */
+  agent: string | null;
+  kind: K;
+  data: EventPayloads[K];
+}
+
+export interface StoredEvent<K extends EventKind = EventKind> extends EventInput<K> {
+  seq: number;
+  /** ISO timestamp assigned by the database. */
+  ts: string;
+  hash: string;
+  prevHash: string;
+}
+
+export type UsageTotals = { [K in keyof Usage]: number };
