@@ -1,0 +1,136 @@
+/**
+ * `bash {command, timeout_s?}`: run `bash -c` in the worktree, in its own process group, with a
+ * time-out, an output cap and an environment without secrets. The whole group is killed on
+ * time-out, on abort, and when the command exits (background processes do not outlive it).
+ */
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { defineTool, errorMessage } from './define.js';
+import { agentEnv } from './env.js';
+import { OutputCap } from './output-cap.js';
+import { fail, ok, type Tool, type ToolResult } from './types.js';
+
+export const BASH_DEFAULT_TIMEOUT_S = 120;
+export const BASH_MAX_TIMEOUT_S = 600;
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+/** After the command exits, how long to wait for pipes held by stragglers before giving up. */
+const DRAIN_GRACE_MS = 2_000;
+
+export interface BashToolOptions {
+  /** Environment to start from (secrets are removed). Default: `process.env`. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Extra variables, added after secret filtering. */
+  env?: Record<string, string>;
+  defaultTimeoutS?: number;
+  maxOutputChars?: number;
+}
+
+const schema = z.object({
+  command: z.string().min(1).describe('Shell command, run with `bash -c` in the worktree root.'),
+  timeout_s: z
+    .number()
+    .positive()
+    .max(BASH_MAX_TIMEOUT_S)
+    .optional()
+    .describe(`Time-out in seconds (default ${BASH_DEFAULT_TIMEOUT_S}, at most ${BASH_MAX_TIMEOUT_S}).`),
+});
+
+export function createBashTool(root: string, options: BashToolOptions = {}): Tool {
+  const defaultTimeoutS = options.defaultTimeoutS ?? BASH_DEFAULT_TIMEOUT_S;
+  const maxOutputChars = options.maxOutputChars ?? BASH_MAX_OUTPUT_CHARS;
+  return defineTool({
+    name: 'bash',
+    description:
+      'Run a shell command with bash in the worktree root and return its combined stdout and stderr ' +
+      `and exit code. Default time-out ${defaultTimeoutS} s (timeout_s, at most ${BASH_MAX_TIMEOUT_S}); ` +
+      `output over ${maxOutputChars} characters keeps its head and tail. No stdin; background ` +
+      'processes are killed when the command ends. Secrets are not in the environment.',
+    schema,
+    mutates: true,
+    run(args, context) {
+      return runBash(root, args.command, {
+        timeoutMs: (args.timeout_s ?? defaultTimeoutS) * 1000,
+        env: agentEnv(options.baseEnv ?? process.env, options.env),
+        maxOutputChars,
+        signal: context.signal,
+      });
+    },
+  });
+}
+
+interface RunOptions {
+  timeoutMs: number;
+  env: Record<string, string>;
+  maxOutputChars: number;
+  signal: AbortSignal | undefined;
+}
+
+function runBash(root: string, command: string, options: RunOptions): Promise<ToolResult> {
+  if (options.signal?.aborted) return Promise.resolve(fail('aborted before the command started'));
+  return new Promise((resolve) => {
+    const output = new OutputCap(options.maxOutputChars);
+    let stopped: 'timeout' | 'abort' | null = null;
+    let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
+    let settled = false;
+
+    const child = spawn('bash', ['-c', command], {
+      cwd: root,
+      env: options.env,
+      detached: true, // own process group, so the whole tree can be killed at once
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => output.push(chunk));
+    child.stderr.on('data', (chunk: string) => output.push(chunk));
+
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      stopped ??= 'timeout';
+      killGroup();
+    }, options.timeoutMs);
+    const onAbort = (): void => {
+      stopped ??= 'abort';
+      killGroup();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const finish = (result: ToolResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve(result);
+    };
+
+    child.on('error', (error) => finish(fail(`could not start bash: ${errorMessage(error)}`)));
+    child.on('exit', (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      // Leftover background processes would hold the pipes open; end them with their parent.
+      killGroup();
+      drainTimer = setTimeout(() => finish(report()), DRAIN_GRACE_MS);
+    });
+    child.on('close', () => finish(report()));
+
+    const report = (): ToolResult => {
+      const text = output.length === 0 ? '(no output)' : output.text();
+      if (stopped === 'timeout') {
+        return fail(`${text}\n[timed out after ${options.timeoutMs / 1000} s; the command was killed]`);
+      }
+      if (stopped === 'abort') return fail(`${text}\n[aborted; the command was killed]`);
+      if (exitCode === null) return ok(`${text}\n[killed by signal ${exitSignal ?? 'unknown'}]`);
+      return ok(`${text}\n[exit code ${exitCode}]`);
+    };
+  });
+}

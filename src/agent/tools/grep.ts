@@ -1,0 +1,103 @@
+/**
+ * `grep {pattern, path?}`: extended-regex search, recursive, skipping .git and node_modules.
+ * Runs GNU grep with an argument array (never a shell string); symlinks inside the tree are not
+ * followed (`-r`, not `-R`), so a search cannot leave the worktree.
+ */
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { resolveInside } from '../paths.js';
+import { defineTool, errorMessage } from './define.js';
+import { fail, ok, type Tool, type ToolResult } from './types.js';
+
+export const GREP_MAX_RESULTS = 200;
+export const GREP_MAX_LINE_CHARS = 300;
+const GREP_TIMEOUT_MS = 30_000;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe('Extended regular expression (grep -E syntax).'),
+  path: z.string().optional().describe('File or folder to search, relative to the worktree. Default: all.'),
+});
+
+export function createGrepTool(root: string): Tool {
+  return defineTool({
+    name: 'grep',
+    description:
+      'Search file contents with an extended regular expression (grep -E), recursively, skipping .git, ' +
+      `node_modules and binary files. Returns "file:line: text" lines, at most ${GREP_MAX_RESULTS}.`,
+    schema,
+    mutates: false,
+    async run(args) {
+      const resolved = resolveInside(root, args.path ?? '.');
+      if (!resolved.ok) return fail(resolved.error);
+      const grepArgs = ['-rnIHZE', '--exclude-dir=.git', '--exclude-dir=node_modules', '-e', args.pattern];
+      // With no operand, recursive grep searches `.` and prints names without a `./` prefix.
+      if (resolved.rel !== '.') grepArgs.push('--', resolved.rel);
+      return runGrep(root, grepArgs);
+    },
+  });
+}
+
+function runGrep(root: string, args: string[]): Promise<ToolResult> {
+  return new Promise((resolve) => {
+    const child = spawn('grep', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const results: string[] = [];
+    let pending = '';
+    let stderr = '';
+    let truncated = false;
+    const timer = setTimeout(() => child.kill('SIGKILL'), GREP_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (truncated) return;
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (results.length >= GREP_MAX_RESULTS) {
+          truncated = true;
+          child.kill('SIGKILL');
+          return;
+        }
+        results.push(formatMatch(line));
+      }
+    });
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 4000) stderr += chunk;
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve(fail(`could not run grep: ${errorMessage(error)}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (!truncated && pending !== '' && results.length < GREP_MAX_RESULTS)
+        results.push(formatMatch(pending));
+      // grep exits 2 on a bad pattern, but also on an unreadable file among matches.
+      if (code === 2 && results.length === 0) {
+        resolve(fail(`grep error: ${stderr.trim() || 'unknown error'}`));
+        return;
+      }
+      if (results.length === 0) {
+        resolve(ok(code === 1 ? 'No matches.' : `No matches.${stderr ? `\n${stderr.trim()}` : ''}`));
+        return;
+      }
+      const note = truncated
+        ? `\n(results capped at ${GREP_MAX_RESULTS}; narrow the pattern or the path)`
+        : '';
+      resolve(ok(results.join('\n') + note));
+    });
+  });
+}
+
+/** `file\0line:text` (grep -Z) → `file:line: text`, long lines cut. */
+function formatMatch(raw: string): string {
+  const nul = raw.indexOf('\0');
+  if (nul < 0) return raw.slice(0, GREP_MAX_LINE_CHARS);
+  const file = raw.slice(0, nul);
+  const rest = raw.slice(nul + 1);
+  const colon = rest.indexOf(':');
+  const line = rest.slice(0, colon);
+  let text = rest.slice(colon + 1);
+  if (text.length > GREP_MAX_LINE_CHARS) text = `${text.slice(0, GREP_MAX_LINE_CHARS)}…`;
+  return `${file}:${line}: ${text}`;
+}

@@ -1,0 +1,49 @@
+/** `ls {path?}`: the entries of a folder, folders marked with a trailing `/`, `.git` skipped. */
+import { readdir, readlink, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { resolveInside } from '../paths.js';
+import { defineTool } from './define.js';
+import { fail, ok, type Tool } from './types.js';
+
+export const LS_MAX_ENTRIES = 1000;
+
+const schema = z.object({
+  path: z.string().optional().describe('Folder to list, relative to the worktree. Default: the root.'),
+});
+
+export function createLsTool(root: string): Tool {
+  return defineTool({
+    name: 'ls',
+    description:
+      'List a folder: one entry per line, sorted, folders end with "/", symbolic links show ' +
+      `"name -> target". Skips .git. At most ${LS_MAX_ENTRIES} entries.`,
+    schema,
+    mutates: false,
+    async run(args) {
+      const resolved = resolveInside(root, args.path ?? '.');
+      if (!resolved.ok) return fail(resolved.error);
+      const info = await stat(resolved.abs).catch(() => null);
+      if (!info) return fail(`folder not found: ${resolved.rel}`);
+      if (!info.isDirectory()) return fail(`${resolved.rel} is a file, not a folder; use read`);
+      const entries = (await readdir(resolved.abs, { withFileTypes: true }))
+        .filter((entry) => entry.name !== '.git')
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      if (entries.length === 0) return ok(`(${resolved.rel} is empty)`);
+      const shown = entries.slice(0, LS_MAX_ENTRIES);
+      const lines = await Promise.all(
+        shown.map(async (entry) => {
+          if (entry.isDirectory()) return `${entry.name}/`;
+          if (entry.isSymbolicLink()) {
+            const target = await readlink(path.join(resolved.abs, entry.name)).catch(() => '?');
+            return `${entry.name} -> ${target}`;
+          }
+          return entry.name;
+        }),
+      );
+      if (entries.length > shown.length)
+        lines.push(`(${entries.length - shown.length} more entries not shown)`);
+      return ok(lines.join('\n'));
+    },
+  });
+}

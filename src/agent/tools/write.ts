@@ -1,0 +1,41 @@
+/** `write {path, content}`: create or overwrite a file, creating missing folders. */
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { resolveInside } from '../paths.js';
+import { defineTool } from './define.js';
+import { fail, ok, type Tool } from './types.js';
+
+const schema = z.object({
+  path: z.string().min(1).describe('File path, relative to the worktree root.'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+
+export function createWriteTool(root: string): Tool {
+  return defineTool({
+    name: 'write',
+    description:
+      'Create a file or replace its whole content. Missing parent folders are created. ' +
+      'For small changes to an existing file prefer edit.',
+    schema,
+    mutates: true,
+    async run(args) {
+      const resolved = resolveInside(root, args.path);
+      if (!resolved.ok) return fail(resolved.error);
+      if (resolved.rel === '.') return fail('path names the worktree itself, not a file');
+      const existing = await stat(resolved.abs).catch(() => null);
+      if (existing?.isDirectory()) return fail(`${resolved.rel} is a directory`);
+      await mkdir(path.dirname(resolved.abs), { recursive: true });
+      await writeFile(resolved.abs, args.content, 'utf8');
+      const bytes = Buffer.byteLength(args.content, 'utf8');
+      const verb = existing ? 'Overwrote' : 'Created';
+      return ok(`${verb} ${resolved.rel} (${bytes} bytes, ${countLines(args.content)} lines)`);
+    },
+  });
+}
+
+function countLines(text: string): number {
+  if (text.length === 0) return 0;
+  const newlines = text.split('\n').length - 1;
+  return text.endsWith('\n') ? newlines : newlines + 1;
+}
