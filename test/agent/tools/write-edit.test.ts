@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEditTool } from '../../../src/agent/tools/edit.js';
+import { createWriteTool } from '../../../src/agent/tools/write.js';
+import { tempDir } from './helpers.js';
+
+describe('write and edit tools', () => {
+  let root: string;
+  let outside: string;
+  const cleanups: Array<() => void> = [];
+  beforeEach(() => {
+    const a = tempDir();
+    const b = tempDir();
+    root = a.dir;
+    outside = b.dir;
+    cleanups.push(a.cleanup, b.cleanup);
+  });
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  it('write creates folders and files, and overwrites', async () => {
+    const tool = createWriteTool(root);
+    const created = await tool.run({ path: 'src/deep/new.ts', content: 'a\nb\n' }, {});
+    expect(created).toEqual({ isError: false, content: 'Created src/deep/new.ts (4 bytes, 2 lines)' });
+    expect(readFileSync(path.join(root, 'src/deep/new.ts'), 'utf8')).toBe('a\nb\n');
+    const over = await tool.run({ path: 'src/deep/new.ts', content: 'z' }, {});
+    expect(over.content).toContain('Overwrote');
+    expect(readFileSync(path.join(root, 'src/deep/new.ts'), 'utf8')).toBe('z');
+    expect(tool.mutates).toBe(true);
+  });
+
+  it('write refuses escapes and leaves nothing outside', async () => {
+    symlinkSync(outside, path.join(root, 'out'));
+    const tool = createWriteTool(root);
+    for (const p of ['../evil.txt', path.join(outside, 'evil.txt'), 'out/evil.txt', 'out/sub/evil.txt']) {
+      const result = await tool.run({ path: p, content: 'x' }, {});
+      expect(result.isError, p).toBe(true);
+    }
+    expect(existsSync(path.join(outside, 'evil.txt'))).toBe(false);
+    expect(existsSync(path.join(outside, 'sub'))).toBe(false);
+  });
+
+  it('write rejects invalid arguments', async () => {
+    const result = await createWriteTool(root).run({ path: 'a.txt' }, {});
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain('content');
+  });
+
+  it('edit replaces one unique match, keeping $ patterns literal', async () => {
+    writeFileSync(path.join(root, 'a.ts'), 'const a = 1;\nconst b = 2;\n');
+    const result = await createEditTool(root).run(
+      { path: 'a.ts', old: 'const b = 2;', new: 'const b = "$&";' },
+      {},
+    );
+    expect(result).toEqual({ isError: false, content: 'Edited a.ts: replaced 1 occurrence at line 2' });
+    expect(readFileSync(path.join(root, 'a.ts'), 'utf8')).toBe('const a = 1;\nconst b = "$&";\n');
+  });
+
+  it('edit reports not found and ambiguous matches with line numbers, changing nothing', async () => {
+    const original = 'x = 1\ny = 2\nx = 1\nz\nx = 1\n';
+    writeFileSync(path.join(root, 'a.py'), original);
+    const tool = createEditTool(root);
+    const missing = await tool.run({ path: 'a.py', old: 'w = 3', new: 'w = 4' }, {});
+    expect(missing.isError).toBe(true);
+    expect(missing.content).toContain('not found');
+    const ambiguous = await tool.run({ path: 'a.py', old: 'x = 1', new: 'x = 9' }, {});
+    expect(ambiguous.isError).toBe(true);
+    expect(ambiguous.content).toContain('occurs 3 times');
+    expect(ambiguous.content).toContain('lines 1, 3, 5');
+    expect(readFileSync(path.join(root, 'a.py'), 'utf8')).toBe(original);
+  });
+
+  it('edit reports missing files, escapes and bad arguments', async () => {
+    const tool = createEditTool(root);
+    expect((await tool.run({ path: 'nope', old: 'a', new: 'b' }, {})).content).toContain('file not found');
+    writeFileSync(path.join(outside, 'f.txt'), 'a');
+    const escaped = await tool.run({ path: '../f.txt', old: 'a', new: 'b' }, {});
+    expect(escaped.isError).toBe(true);
+    expect(readFileSync(path.join(outside, 'f.txt'), 'utf8')).toBe('a');
+    const empty = await tool.run({ path: 'f.txt', old: '', new: 'b' }, {});
+    expect(empty.isError).toBe(true);
+    expect(empty.content).toContain('old');
+  });
+});
