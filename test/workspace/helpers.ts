@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ENV = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_'))),
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Test User',
+  GIT_AUTHOR_EMAIL: 'user@example.com',
+  GIT_COMMITTER_NAME: 'Test User',
+  GIT_COMMITTER_EMAIL: 'user@example.com',
+};
+
+/** Run git as the test's "user" (independent of the code under test). */
+export function sh(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8' }).trim();
+}
+
+export function tempDir(prefix = 'colony-ws-'): { dir: string; cleanup: () => void } {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function write(root: string, rel: string, content: string): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), content);
+}
+
+/** A user repository on branch main with two commits; returns their ids. */
+export function makeUserRepo(dir: string): { first: string; second: string } {
+  sh(dir, 'init', '--quiet', '--initial-branch=main');
+  write(dir, 'README.md', '# sample\n');
+  write(dir, 'src/add.js', 'export const add = (a, b) => a - b;\n');
+  sh(dir, 'add', '-A');
+  sh(dir, 'commit', '--quiet', '-m', 'first');
+  const first = sh(dir, 'rev-parse', 'HEAD');
+  write(dir, 'src/mul.js', 'export const mul = (a, b) => a * b;\n');
+  sh(dir, 'add', '-A');
+  sh(dir, 'commit', '--quiet', '-m', 'second');
+  return { first, second: sh(dir, 'rev-parse', 'HEAD') };
+}
+
+/** Everything about the user's repo that a run must never change (besides adding colony/* refs). */
+export function snapshot(repo: string): Record<string, string> {
+  const index = path.join(repo, '.git', 'index');
+  return {
+    head: sh(repo, 'rev-parse', 'HEAD'),
+    branch: sh(repo, 'symbolic-ref', '--short', 'HEAD'),
+    status: sh(repo, '--no-optional-locks', 'status', '--porcelain'),
+    indexHash: createHash('sha256').update(readFileSync(index)).digest('hex'),
+    indexMtime: String(statSync(index).mtimeMs),
+    branches: sh(repo, 'for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads/')
+      .split('\n')
+      .filter((line) => !line.startsWith('refs/heads/colony/'))
+      .join('\n'),
+    files: treeHash(repo),
+  };
+}
+
+function treeHash(root: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      if (entry.name === '.git') continue;
+      const full = path.join(dir, entry.name);
+      hash.update(path.relative(root, full));
+      if (entry.isDirectory()) walk(full);
+      else hash.update(readFileSync(full));
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
+}
