@@ -29,7 +29,10 @@ export interface RunRow {
 export interface EventLog {
   append<K extends EventKind>(event: EventInput<K>): Promise<StoredEvent<K>>;
   appendMany(events: EventInput[]): Promise<StoredEvent[]>;
-  read(runId: string, options?: { afterSeq?: number; agent?: string; kinds?: EventKind[]; limit?: number }): Promise<StoredEvent[]>;
+  read(
+    runId: string,
+    options?: { afterSeq?: number; agent?: string; kinds?: EventKind[]; limit?: number },
+  ): Promise<StoredEvent[]>;
   verify(runId: string): Promise<VerifyResult>;
   flush(): Promise<void>;
 }

@@ -1,0 +1,214 @@
+import type pg from 'pg';
+import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import type { ChainBreak, EventLog, VerifyResult } from './types.js';
+
+/** Most rows in one INSERT statement. */
+const MAX_BATCH = 1000;
+
+interface Pending {
+  event: EventInput;
+  resolve(stored: StoredEvent): void;
+  reject(err: Error): void;
+}
+
+export interface EventLogStats {
+  /** INSERT statements sent (group commits). */
+  flushes: number;
+  /** Events committed. */
+  events: number;
+}
+
+const TS_TEXT = `to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+// One statement for any batch size: the batch travels as one JSON array parameter, so Node does a
+// single JSON.stringify and Postgres parses it once. WITH ORDINALITY + ORDER BY keeps array order,
+// which is the order the trigger assigns sequence numbers in.
+const INSERT_SQL = `INSERT INTO colony.events (run_id, agent, kind, data)
+SELECT e->>0, e->>1, e->>2, e->3 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(e, i) ORDER BY i
+RETURNING seq, ${TS_TEXT}, hash, prev_hash`;
+
+/**
+ * Postgres jsonb rejects \u0000 and unpaired surrogates (which JSON.stringify writes as \udXXX
+ * escapes). Replace them with U+FFFD so one odd tool output cannot fail a whole batch.
+ */
+export function jsonForPostgres(json: string): string {
+  return json.replace(/(\\+)u(0000|d[89a-f][0-9a-f]{2})/g, (match: string, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes.slice(0, -1)}\\ufffd` : match,
+  );
+}
+
+function batchError(count: number, err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(`event log: committing ${count} event(s) failed: ${message}`);
+}
+
+/**
+ * The Postgres event log with group commit: `append` queues; one flusher at a time sends everything
+ * queued as a single multi-row INSERT, and events appended while it is in flight form the next one.
+ * A single flusher keeps each caller's events in append order (and so in increasing seq).
+ */
+export class PgEventLog implements EventLog {
+  readonly stats: EventLogStats = { flushes: 0, events: 0 };
+  private queue: Pending[] = [];
+  private flushing = false;
+  private scheduled = false;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  append<K extends EventKind>(event: EventInput<K>): Promise<StoredEvent<K>> {
+    return new Promise<StoredEvent<K>>((resolve, reject) => {
+      this.queue.push({ event, resolve: resolve as (stored: StoredEvent) => void, reject });
+      this.schedule();
+    });
+  }
+
+  appendMany(events: EventInput[]): Promise<StoredEvent[]> {
+    return Promise.all(events.map((event) => this.append(event)));
+  }
+
+  async flush(): Promise<void> {
+    if (!this.flushing && !this.scheduled && this.queue.length === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    // setImmediate lets every append issued in this turn of the event loop join the batch.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.flushing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      await this.insert(batch);
+    }
+    this.flushing = false;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private async insert(batch: Pending[]): Promise<void> {
+    const rows = batch.map((p) => [p.event.runId, p.event.agent, p.event.kind, p.event.data]);
+    let result: pg.QueryResult<unknown[]>;
+    try {
+      result = await this.pool.query<unknown[]>({
+        text: INSERT_SQL,
+        values: [jsonForPostgres(JSON.stringify(rows))],
+        rowMode: 'array',
+      });
+    } catch (err) {
+      // A data error in one event (e.g. data that is not JSON-serialisable into jsonb) should only fail
+      // that event: retry the batch row by row. Other errors (connection, permissions) fail them all.
+      const code = (err as { code?: string }).code ?? '';
+      if (batch.length > 1 && code.startsWith('22')) {
+        for (const p of batch) await this.insert([p]);
+        return;
+      }
+      const error = batchError(batch.length, err);
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    this.stats.flushes++;
+    this.stats.events += batch.length;
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      const row = result.rows[i];
+      if (!row) {
+        p.reject(new Error('event log: database returned fewer rows than inserted'));
+        continue;
+      }
+      p.resolve({
+        ...p.event,
+        seq: Number(row[0]),
+        ts: row[1] as string,
+        hash: row[2] as string,
+        prevHash: row[3] as string,
+      });
+    }
+  }
+
+  async read(
+    runId: string,
+    options: { afterSeq?: number; agent?: string; kinds?: EventKind[]; limit?: number } = {},
+  ): Promise<StoredEvent[]> {
+    const where = ['run_id = $1', 'seq > $2'];
+    const values: unknown[] = [runId, options.afterSeq ?? 0];
+    if (options.agent !== undefined) {
+      values.push(options.agent);
+      where.push(`agent = $${values.length}`);
+    }
+    if (options.kinds && options.kinds.length > 0) {
+      values.push(options.kinds);
+      where.push(`kind = ANY($${values.length}::text[])`);
+    }
+    let limit = '';
+    if (options.limit !== undefined) {
+      values.push(options.limit);
+      limit = `LIMIT $${values.length}`;
+    }
+    const res = await this.pool.query<unknown[]>({
+      text: `SELECT seq, ${TS_TEXT}, agent, kind, data, hash, prev_hash FROM colony.events
+             WHERE ${where.join(' AND ')} ORDER BY seq ${limit}`,
+      values,
+      rowMode: 'array',
+    });
+    return res.rows.map(
+      (r) =>
+        ({
+          runId,
+          seq: Number(r[0]),
+          ts: r[1] as string,
+          agent: (r[2] as string | null) ?? null,
+          kind: r[3] as EventKind,
+          data: r[4],
+          hash: r[5] as string,
+          prevHash: r[6] as string,
+        }) as StoredEvent,
+    );
+  }
+
+  /**
+   * Recomputes every row's hash in SQL and walks the chain in seq order; reports the first row whose
+   * hash does not match its content, whose prev_hash is not the previous row's hash, or whose seq
+   * leaves a gap (including rows missing at the end, detected against run_heads).
+   */
+  async verify(runId: string): Promise<VerifyResult> {
+    const res = await this.pool.query<{ seq: string; reason: ChainBreak['reason'] | null; total: string }>(
+      `WITH chain AS (
+         SELECT seq, hash, prev_hash,
+                colony.event_hash(prev_hash, run_id, seq, agent, kind, ts, data) AS computed,
+                lag(hash) OVER w AS before_hash, lag(seq) OVER w AS before_seq
+         FROM colony.events WHERE run_id = $1 WINDOW w AS (ORDER BY seq)
+       ),
+       breaks AS (
+         SELECT seq, CASE
+             WHEN seq <> coalesce(before_seq, 0) + 1 THEN 'sequence_gap'
+             WHEN prev_hash <> coalesce(before_hash, repeat('0', 64)) THEN 'prev_hash_mismatch'
+             WHEN hash <> computed THEN 'hash_mismatch' END AS reason
+         FROM chain
+       ),
+       tail AS (
+         SELECT h.last_seq + 0 AS last_seq FROM colony.run_heads h WHERE h.run_id = $1
+       )
+       SELECT (SELECT count(*) FROM chain) AS total, b.seq, b.reason
+       FROM (SELECT seq, reason FROM breaks WHERE reason IS NOT NULL
+             UNION ALL
+             SELECT coalesce((SELECT max(seq) FROM chain), 0) + 1, 'sequence_gap'
+             FROM tail WHERE tail.last_seq > coalesce((SELECT max(seq) FROM chain), 0)
+             ORDER BY seq LIMIT 1) b
+       RIGHT JOIN (SELECT 1) one ON true`,
+      [runId],
+    );
+    const row = res.rows[0];
+    const events = Number(row?.total ?? 0);
+    const firstBreak: ChainBreak | null = row?.reason ? { seq: Number(row.seq), reason: row.reason } : null;
+    return { runId, events, ok: firstBreak === null, firstBreak };
+  }
+}
