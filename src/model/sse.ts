@@ -36,7 +36,10 @@ export function createSseParser(onEvent: (event: SseEvent) => void): SseParser {
   };
 
   const line = (text: string): void => {
-    if (text === '') return dispatch();
+    if (text === '') {
+      dispatch();
+      return;
+    }
     if (text.charCodeAt(0) === 58 /* ':' */) return;
     const colon = text.indexOf(':');
     const name = colon < 0 ? text : text.slice(0, colon);

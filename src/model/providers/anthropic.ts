@@ -53,7 +53,10 @@ export function createAnthropicProvider(model: ModelRecord, options: ProviderOpt
       const body = JSON.stringify(anthropicRequestBody(model, request, stream));
       const read = stream ? readSse(() => anthropicStreamAccumulator(call.onText)) : readWhole;
       const result = await postJson(target, body, read, httpOptions(options, call));
-      return result.ok ? { ok: true, turn: priceTurn(result.value, model) } : result;
+      if (!result.ok) return result;
+      // A whole (non-streamed) answer is still shown to a live display, in one piece.
+      if (!stream && result.value.text !== '') call.onText?.(result.value.text);
+      return { ok: true, turn: priceTurn(result.value, model) };
     },
   };
 }

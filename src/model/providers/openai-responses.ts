@@ -41,7 +41,10 @@ export function createOpenAIResponsesProvider(model: ModelRecord, options: Provi
       const body = JSON.stringify(responsesRequestBody(model, request, stream));
       const read = stream ? readSse(() => responsesStreamAccumulator(call.onText)) : readWhole;
       const result = await postJson(target, body, read, httpOptions(options, call));
-      return result.ok ? { ok: true, turn: priceTurn(result.value, model) } : result;
+      if (!result.ok) return result;
+      // A whole (non-streamed) answer is still shown to a live display, in one piece.
+      if (!stream && result.value.text !== '') call.onText?.(result.value.text);
+      return { ok: true, turn: priceTurn(result.value, model) };
     },
   };
 }
