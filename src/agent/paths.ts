@@ -72,3 +72,8 @@ function realOfDeepestExisting(abs: string): { ok: true; real: string } | { ok: 
     current = parent;
   }
 }
+
+/** `.git` (a file in a worktree, pointing into the hub) and anything below it. */
+export function isGitInternal(rel: string): boolean {
+  return rel === '.git' || rel.startsWith('.git/');
+}

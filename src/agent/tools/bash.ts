@@ -110,6 +110,9 @@ function runBash(root: string, command: string, options: RunOptions): Promise<To
       clearTimeout(timer);
       clearTimeout(drainTimer);
       options.signal?.removeEventListener('abort', onAbort);
+      // A straggler outside our process group may still hold the pipes; stop listening to it.
+      child.stdout.destroy();
+      child.stderr.destroy();
       resolve(result);
     };
 

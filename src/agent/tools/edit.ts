@@ -1,7 +1,7 @@
 /** `edit {path, old, new}`: replace one exact, unique occurrence of `old` with `new`. */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { resolveInside } from '../paths.js';
+import { isGitInternal, resolveInside } from '../paths.js';
 import { defineTool } from './define.js';
 import { fail, ok, type Tool } from './types.js';
 
@@ -25,6 +25,7 @@ export function createEditTool(root: string): Tool {
     async run(args) {
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
+      if (isGitInternal(resolved.rel)) return fail(`refusing to modify git's own data: ${resolved.rel}`);
       const info = await stat(resolved.abs).catch(() => null);
       if (!info) return fail(`file not found: ${resolved.rel} (use write to create a new file)`);
       if (info.isDirectory()) return fail(`${resolved.rel} is a directory`);

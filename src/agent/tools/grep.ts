@@ -44,7 +44,11 @@ function runGrep(root: string, args: string[]): Promise<ToolResult> {
     let pending = '';
     let stderr = '';
     let truncated = false;
-    const timer = setTimeout(() => child.kill('SIGKILL'), GREP_TIMEOUT_MS);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, GREP_TIMEOUT_MS);
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
@@ -77,14 +81,19 @@ function runGrep(root: string, args: string[]): Promise<ToolResult> {
         resolve(fail(`grep error: ${stderr.trim() || 'unknown error'}`));
         return;
       }
+      const late = timedOut ? `\n(search stopped after ${GREP_TIMEOUT_MS / 1000} s; narrow the path)` : '';
       if (results.length === 0) {
+        if (timedOut) {
+          resolve(fail(`grep timed out after ${GREP_TIMEOUT_MS / 1000} s; narrow the path or the pattern`));
+          return;
+        }
         resolve(ok(code === 1 ? 'No matches.' : `No matches.${stderr ? `\n${stderr.trim()}` : ''}`));
         return;
       }
       const note = truncated
         ? `\n(results capped at ${GREP_MAX_RESULTS}; narrow the pattern or the path)`
         : '';
-      resolve(ok(results.join('\n') + note));
+      resolve(ok(results.join('\n') + note + late));
     });
   });
 }

@@ -2,7 +2,7 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { resolveInside } from '../paths.js';
+import { isGitInternal, resolveInside } from '../paths.js';
 import { defineTool } from './define.js';
 import { fail, ok, type Tool } from './types.js';
 
@@ -23,6 +23,7 @@ export function createWriteTool(root: string): Tool {
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
       if (resolved.rel === '.') return fail('path names the worktree itself, not a file');
+      if (isGitInternal(resolved.rel)) return fail(`refusing to modify git's own data: ${resolved.rel}`);
       const existing = await stat(resolved.abs).catch(() => null);
       if (existing?.isDirectory()) return fail(`${resolved.rel} is a directory`);
       await mkdir(path.dirname(resolved.abs), { recursive: true });

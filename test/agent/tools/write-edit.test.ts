@@ -42,6 +42,23 @@ describe('write and edit tools', () => {
     expect(existsSync(path.join(outside, 'sub'))).toBe(false);
   });
 
+  it('write and edit refuse to touch .git', async () => {
+    writeFileSync(path.join(root, '.git'), 'gitdir: /somewhere\n');
+    const write = await createWriteTool(root).run({ path: '.git', content: 'x' }, {});
+    expect(write.isError).toBe(true);
+    expect(write.content).toContain("git's own data");
+    expect(
+      (await createWriteTool(root).run({ path: '.git/hooks/pre-commit', content: 'x' }, {})).isError,
+    ).toBe(true);
+    expect((await createEditTool(root).run({ path: '.git', old: 'somewhere', new: 'x' }, {})).isError).toBe(
+      true,
+    );
+    expect(readFileSync(path.join(root, '.git'), 'utf8')).toBe('gitdir: /somewhere\n');
+    expect(
+      (await createWriteTool(root).run({ path: '.github/workflows/ci.yml', content: 'x' }, {})).isError,
+    ).toBe(false);
+  });
+
   it('write rejects invalid arguments', async () => {
     const result = await createWriteTool(root).run({ path: 'a.txt' }, {});
     expect(result.isError).toBe(true);
