@@ -159,6 +159,9 @@ export function encodeResponses(turn: ModelTurn, id: string): Encoded {
               item: { ...item, status: 'in_progress', content: [] },
             }),
           );
+          const part = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+          const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+          out.push(ev('response.content_part.added', { ...at, part }));
           for (const delta of pieces(turn.text)) {
             out.push(
               ev('response.output_text.delta', {
@@ -179,6 +182,7 @@ export function encodeResponses(turn: ModelTurn, id: string): Encoded {
               logprobs: [],
             }),
           );
+          out.push(ev('response.content_part.done', { ...at, part: { ...part, text: turn.text } }));
         } else {
           out.push(
             ev('response.output_item.added', {
