@@ -21,7 +21,11 @@ beforeAll(async () => {
     policy: (req): ScriptedTurn =>
       req.messages.some((m) => m.role === 'tool')
         ? { text: 'All done.', usage: USAGE }
-        : { text: 'Editing now.', toolCalls: [{ name: 'edit', arguments: ARGS, id: 'call_1' }], usage: USAGE },
+        : {
+            text: 'Editing now.',
+            toolCalls: [{ name: 'edit', arguments: ARGS, id: 'call_1' }],
+            usage: USAGE,
+          },
   });
   openai = new OpenAI({ apiKey: 'k', baseURL: fake.url, maxRetries: 0 });
   anthropic = new Anthropic({ apiKey: 'k', baseURL: fake.url.replace(/\/v1$/, ''), maxRetries: 0 });
@@ -31,7 +35,10 @@ afterAll(async () => {
 });
 
 const chatTools: OpenAI.Chat.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'edit', description: 'edit a file', parameters: { type: 'object' } } },
+  {
+    type: 'function',
+    function: { name: 'edit', description: 'edit a file', parameters: { type: 'object' } },
+  },
 ];
 
 describe('openai SDK against the fake provider', () => {
@@ -83,7 +90,15 @@ describe('openai SDK against the fake provider', () => {
     const res = await openai.responses.create({
       model: 'gpt-test',
       input: [{ role: 'user', content: 'fix it' }],
-      tools: [{ type: 'function', name: 'edit', description: 'edit', parameters: { type: 'object' }, strict: false }],
+      tools: [
+        {
+          type: 'function',
+          name: 'edit',
+          description: 'edit',
+          parameters: { type: 'object' },
+          strict: false,
+        },
+      ],
     });
     expect(res.output_text).toBe('Editing now.');
     const call = res.output.find((o) => o.type === 'function_call');
