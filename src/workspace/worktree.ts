@@ -6,7 +6,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { AGENT_COMMIT_CONFIG, git, gitError } from './git.js';
+import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
+import { withHubLock } from './hub-lock.js';
 
 export type WorktreeResult =
   | { ok: true; path: string; branch: string; head: string; created: boolean }
@@ -24,14 +25,22 @@ interface WorktreeEntry {
   prunable: boolean;
 }
 
-export async function addWorktree(
+export function addWorktree(
   hubPath: string,
   worktreePath: string,
   branch: string,
   startCommit: string,
 ): Promise<WorktreeResult> {
   const hub = path.resolve(hubPath);
-  const wt = path.resolve(worktreePath);
+  return withHubLock(hub, () => addWorktreeLocked(hub, path.resolve(worktreePath), branch, startCommit));
+}
+
+async function addWorktreeLocked(
+  hub: string,
+  wt: string,
+  branch: string,
+  startCommit: string,
+): Promise<WorktreeResult> {
   const valid = await git(['check-ref-format', `refs/heads/${branch}`], { cwd: hub });
   if (!valid.ok) return { ok: false, error: `invalid branch name: ${branch}` };
 
@@ -41,9 +50,9 @@ export async function addWorktree(
   if (existing) {
     if (existing.locked === 'initializing') {
       // A crash during `worktree add` left a half-checked-out tree: it holds no agent work yet.
-      await git(['worktree', 'remove', '--force', '--force', wt], { cwd: hub });
+      await gitRetrying(['worktree', 'remove', '--force', '--force', wt], hub);
     } else if (existing.prunable || !existsSync(path.join(wt, '.git'))) {
-      await git(['worktree', 'prune'], { cwd: hub });
+      await gitRetrying(['worktree', 'prune'], hub);
     } else if (existing.branch !== `refs/heads/${branch}`) {
       return {
         ok: false,
@@ -64,7 +73,7 @@ export async function addWorktree(
   const args = branchExists.ok
     ? ['worktree', 'add', '--quiet', wt, branch]
     : ['worktree', 'add', '--quiet', '-b', branch, wt, startCommit];
-  const added = await git(args, { cwd: hub });
+  const added = await gitRetrying(args, hub);
   if (!added.ok) return { ok: false, error: `could not create worktree ${wt}: ${gitError(added)}` };
   return describe(wt, branch, true);
 }
@@ -87,18 +96,35 @@ export async function commitAll(worktreePath: string, message: string): Promise<
 }
 
 /** Remove the worktree folder; its branch (and commits) stay in the hub. */
-export async function removeWorktree(
+export function removeWorktree(
   hubPath: string,
   worktreePath: string,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   const hub = path.resolve(hubPath);
   const wt = path.resolve(worktreePath);
-  if (existsSync(wt)) {
-    const removed = await git(['worktree', 'remove', '--force', '--force', wt], { cwd: hub });
-    if (!removed.ok) return { ok: false, error: `could not remove worktree ${wt}: ${gitError(removed)}` };
+  return withHubLock(hub, async () => {
+    if (existsSync(wt)) {
+      const removed = await gitRetrying(['worktree', 'remove', '--force', '--force', wt], hub);
+      if (!removed.ok) return { ok: false, error: `could not remove worktree ${wt}: ${gitError(removed)}` };
+    }
+    await gitRetrying(['worktree', 'prune'], hub);
+    return { ok: true };
+  });
+}
+
+/** Races with worktree administration in other processes show up as these transient failures. */
+const TRANSIENT =
+  /failed to read worktrees\/|commondir|gitdir|\.lock': File exists|Unable to create .*\.lock/;
+
+async function gitRetrying(args: string[], hub: string): Promise<GitResult> {
+  let result = await git(args, { cwd: hub });
+  for (let attempt = 1; attempt <= 5 && !result.ok && TRANSIENT.test(result.stderr); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
+    // A failed `worktree add` may leave its folder behind; a retry needs it gone or empty.
+    if (args[1] === 'add') await git(['worktree', 'prune'], { cwd: hub });
+    result = await git(args, { cwd: hub });
   }
-  await git(['worktree', 'prune'], { cwd: hub });
-  return { ok: true };
+  return result;
 }
 
 async function describe(wt: string, branch: string, created: boolean): Promise<WorktreeResult> {
@@ -110,7 +136,7 @@ async function describe(wt: string, branch: string, created: boolean): Promise<W
 async function listWorktrees(
   hub: string,
 ): Promise<{ ok: true; list: WorktreeEntry[] } | { ok: false; error: string }> {
-  const result = await git(['worktree', 'list', '--porcelain', '-z'], { cwd: hub });
+  const result = await gitRetrying(['worktree', 'list', '--porcelain', '-z'], hub);
   if (!result.ok)
     return { ok: false, error: `not a hub (git worktree list failed): ${hub}: ${gitError(result)}` };
   const list: WorktreeEntry[] = [];
