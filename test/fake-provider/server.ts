@@ -50,7 +50,7 @@ export interface RecordedRequest {
 export interface FakeStats {
   /** Model requests received (including failed ones). */
   requests: number;
-  /** Successful answers per neutral request key (system + messages + tools). */
+  /** Successful answers per request key (a hash of the request body: model, system, messages, tools). */
   byKey: Record<string, number>;
 }
 
@@ -99,12 +99,13 @@ const FREE_MODEL: ModelRecord = {
   prices: null,
 };
 
-/** A stable hash of the neutral request content: what the model was asked. */
-export function requestKey(request: ModelRequest): string {
-  return createHash('sha1')
-    .update(JSON.stringify([request.system, request.messages, request.tools]))
-    .digest('hex')
-    .slice(0, 16);
+/**
+ * A stable key for what the model was asked: a hash of the request body bytes. Hashing the raw bytes
+ * (rather than re-serialising the decoded request) keeps the server cheap; a client sends the same
+ * conversation as the same bytes.
+ */
+export function requestKey(body: Buffer): string {
+  return createHash('sha1').update(body).digest('hex').slice(0, 16);
 }
 
 export function startFakeProvider(options: FakeProviderOptions): Promise<FakeProvider> {
@@ -117,7 +118,7 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
   let planIndex = 0;
   let planPathIndex = new Map<string, number>();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, bytes: Buffer): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method === 'GET' && path === '/_stats') {
       return send(res, 200, { requests: requestCount, byKey });
@@ -133,13 +134,13 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
 
     let body: unknown;
     try {
-      body = JSON.parse(raw);
+      body = JSON.parse(bytes.toString('utf8'));
     } catch {
       return send(res, 400, errorBody(protocol, 400, 'request body is not JSON'));
     }
     const decoded = DECODERS[protocol](body);
     const request = decoded.ok ? decoded.request : undefined;
-    const key = request ? requestKey(request) : undefined;
+    const key = request ? requestKey(bytes) : undefined;
     if (record) recorded.push({ index, path, headers: req.headers, body, request, key, failure });
 
     if (options.requireKey !== undefined) {
@@ -186,6 +187,11 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
     }
     const modelName = (body as { model?: unknown }).model;
     const model = typeof modelName === 'string' ? { ...FREE_MODEL, name: modelName } : FREE_MODEL;
+    // Input not given by the policy is estimated from the body size (chars / 4): cheap and realistic.
+    if (turn.usage?.input === undefined) {
+      const cached = (turn.usage?.cachedInput ?? 0) + (turn.usage?.cacheWrite ?? 0);
+      turn = { ...turn, usage: { ...turn.usage, input: Math.max(0, Math.ceil(bytes.length / 4) - cached) } };
+    }
     const encoded = ENCODERS[protocol](
       scriptedTurnToModelTurn(turn, request!, callIndex, model),
       `${ID_PREFIX[protocol]}_${callIndex}`,
@@ -202,7 +208,7 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
+      handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).catch((err: unknown) => {
         if (!res.headersSent) send(res, 500, { error: { message: String(err), type: 'server_error' } });
         else res.destroy();
       });
