@@ -395,7 +395,8 @@ export async function acquireEmbeddedServer(home: string, say: Say): Promise<Acq
       let result: { port: number; mode: EmbeddedServer['mode'] };
       try {
         result = await ensureRunning(paths, user, superPassword, scan.live.length, say);
-        await ensureDatabaseAndRole(result.port, superPassword, appPassword);
+        // Whoever started or adopted the server has set up the database and role already.
+        if (result.mode !== 'connected') await ensureDatabaseAndRole(result.port, superPassword, appPassword);
       } catch (err) {
         unregisterClient(paths.clients);
         throw err;

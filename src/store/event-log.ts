@@ -32,9 +32,27 @@ RETURNING seq, ${TS_TEXT}, hash, prev_hash`;
  * escapes). Replace them with U+FFFD so one odd tool output cannot fail a whole batch.
  */
 export function jsonForPostgres(json: string): string {
+  // JSON.stringify writes \u escapes only for control characters and lone surrogates: usually none.
+  if (!json.includes('\\u')) return json;
   return json.replace(/(\\+)u(0000|d[89a-f][0-9a-f]{2})/g, (match: string, slashes: string) =>
     slashes.length % 2 === 1 ? `${slashes.slice(0, -1)}\\ufffd` : match,
   );
+}
+
+/**
+ * Stable grouping by run: order only matters within a run, and consecutive rows of one run let the
+ * insert trigger continue from its cached head instead of taking the head row again.
+ */
+function groupByRun(batch: Pending[]): Pending[] {
+  const first = batch[0]?.event.runId;
+  if (batch.every((p) => p.event.runId === first)) return batch;
+  const groups = new Map<string, Pending[]>();
+  for (const p of batch) {
+    const group = groups.get(p.event.runId);
+    if (group) group.push(p);
+    else groups.set(p.event.runId, [p]);
+  }
+  return [...groups.values()].flat();
 }
 
 function batchError(count: number, err: unknown): Error {
@@ -94,7 +112,8 @@ export class PgEventLog implements EventLog {
     for (const wake of waiters) wake();
   }
 
-  private async insert(batch: Pending[]): Promise<void> {
+  private async insert(unordered: Pending[]): Promise<void> {
+    const batch = groupByRun(unordered);
     const rows = batch.map((p) => [p.event.runId, p.event.agent, p.event.kind, p.event.data]);
     let result: pg.QueryResult<unknown[]>;
     try {
@@ -125,7 +144,10 @@ export class PgEventLog implements EventLog {
         continue;
       }
       p.resolve({
-        ...p.event,
+        runId: p.event.runId,
+        agent: p.event.agent,
+        kind: p.event.kind,
+        data: p.event.data,
         seq: Number(row[0]),
         ts: row[1] as string,
         hash: row[2] as string,

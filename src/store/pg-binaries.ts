@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, readFileSync, statSync } from 'node:fs';
 import { arch, platform, userInfo } from 'node:os';
 import { dirname, resolve, sep } from 'node:path';
 
@@ -34,6 +34,15 @@ export interface PgOsUser {
 }
 
 function lookupUser(): PgOsUser | null {
+  // /etc/passwd first: spawning `id` costs tens of milliseconds on every open.
+  try {
+    for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+      const [name, , uid, gid] = line.split(':');
+      if (name === 'postgres') return { uid: Number(uid), gid: Number(gid) };
+    }
+  } catch {
+    // No /etc/passwd (or unreadable): ask `id`.
+  }
   try {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());

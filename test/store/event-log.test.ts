@@ -114,6 +114,60 @@ describe('event log', () => {
     expect(JSON.parse(jsonForPostgres(JSON.stringify('a\\\u0000')))).toBe('a\\\ufffd');
   });
 
+  it('continues the chain across statements, savepoint rollbacks and interleaved runs in one transaction', async () => {
+    const store = stores[0]!;
+    const [x, y] = [testRunId('tx-x'), testRunId('tx-y')];
+    const client = await store.pool.connect();
+    const insert = (runId: string, n: number) =>
+      client.query(
+        `INSERT INTO colony.events (run_id, agent, kind, data)
+         SELECT $1, 'a', 'warning', jsonb_build_object('message', g::text) FROM generate_series(1, $2) g`,
+        [runId, n],
+      );
+    try {
+      await client.query('BEGIN');
+      await insert(x, 3);
+      await client.query('SAVEPOINT s');
+      await insert(x, 2); // cached head now says seq 5 …
+      await client.query('ROLLBACK TO SAVEPOINT s'); // … and must revert to 3 with the rows
+      await insert(x, 1);
+      await insert(y, 1);
+      await client.query('COMMIT');
+      await client.query('BEGIN');
+      await insert(x, 2);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    await store.log.append(warning(x, 'a', 'after'));
+    expect(await seqs(store, x)).toEqual([1, 2, 3, 4, 5]);
+    expect(await seqs(store, y)).toEqual([1]);
+    expect((await store.log.verify(x)).ok).toBe(true);
+    expect((await store.log.verify(y)).ok).toBe(true);
+    const head = await store.pool.query<{ last_seq: string; last_hash: string }>(
+      'SELECT last_seq, last_hash FROM colony.run_heads WHERE run_id = $1',
+      [x],
+    );
+    const last = (await store.log.read(x, { afterSeq: 4 }))[0]!;
+    expect(head.rows[0]).toEqual({ last_seq: '5', last_hash: last.hash });
+  });
+
+  it('interleaved runs in one batch each get their own gap-free sequence', async () => {
+    const runs = [testRunId('mix-a'), testRunId('mix-b'), testRunId('mix-c')];
+    const log = stores[1]!.log;
+    const events = await log.appendMany(
+      Array.from({ length: 90 }, (_, i) => warning(runs[i % 3]!, 'm', String(i))),
+    );
+    for (const [k, runId] of runs.entries()) {
+      const mine = events.filter((e) => e.runId === runId);
+      expect(mine.map((e) => e.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(mine.map((e) => (e.data as { message: string }).message)).toEqual(
+        Array.from({ length: 30 }, (_, i) => String(i * 3 + k)),
+      );
+      expect((await log.verify(runId)).ok).toBe(true);
+    }
+  });
+
   it('verify names exactly the row a superuser altered', async () => {
     const runId = testRunId('tamper');
     const store = stores[0]!;
