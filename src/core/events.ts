@@ -21,8 +21,15 @@ export interface EventPayloads {
   'run.finished': { status: FinalRunStatus; reason: string; resultBranch: string | null };
   'workspace.ready': { hub: string; worktree: string; branch: string; baseCommit: string };
   'setup.finished': { command: string; exitCode: number | null; output: string; durationMs: number };
-  'agent.started': { profile: string; model: string; task: string };
-  'agent.finished': { status: 'done' | 'failed' | 'stopped'; reason: string; steps: number; finalText: string };
+  'agent.started': { profile: string; model: string; task: string; system: string; tools: string[]; maxSteps: number };
+  'agent.finished': {
+    status: 'done' | 'failed' | 'stopped';
+    /** answered | max_steps | budget_usd | budget_tokens | aborted | model_error | stop_condition */
+    stopReason: string;
+    reason: string;
+    steps: number;
+    finalText: string;
+  };
   /** A model response, logged in full so a recovered agent replays it instead of calling again. */
   'model.response': {
     step: number;

@@ -1,0 +1,71 @@
+/**
+ * An agent's conversation is a pure function of its logged events. A fresh agent and a recovered
+ * one are the same thing: the loop rebuilds its state here and carries on from the last logged step,
+ * so no completed model call or tool call is ever repeated.
+ */
+import type { StoredEvent } from '../core/events.js';
+import type { Message, ToolCall } from '../model/types.js';
+import { applyCompaction } from './compaction.js';
+
+export interface ConversationState {
+  messages: Message[];
+  /** Model responses logged so far. */
+  steps: number;
+  /** Tool calls of the last model response that have no logged result yet, in order. */
+  pendingCalls: ToolCall[];
+  /** True when the last model response asked for no tools: the agent gave its final answer. */
+  answered: boolean;
+  finalText: string;
+  /** Set when the agent already finished (agent.finished logged). */
+  finished: { status: 'done' | 'failed' | 'stopped'; stopReason: string; reason: string } | null;
+}
+
+export function initialConversation(task: string): ConversationState {
+  return {
+    messages: [{ role: 'user', content: task }],
+    steps: 0,
+    pendingCalls: [],
+    answered: false,
+    finalText: '',
+    finished: null,
+  };
+}
+
+/** Rebuilds the conversation from one agent's events, in log order. */
+export function replayConversation(task: string, events: readonly StoredEvent[]): ConversationState {
+  const state = initialConversation(task);
+  for (const event of events) applyEvent(state, event);
+  return state;
+}
+
+export function applyEvent(state: ConversationState, event: StoredEvent): void {
+  switch (event.kind) {
+    case 'model.response': {
+      const { turn } = (event as StoredEvent<'model.response'>).data;
+      state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
+      state.steps += 1;
+      state.pendingCalls = [...turn.toolCalls];
+      state.answered = turn.toolCalls.length === 0;
+      state.finalText = turn.text;
+      return;
+    }
+    case 'tool.finished': {
+      const data = (event as StoredEvent<'tool.finished'>).data;
+      state.messages.push({ role: 'tool', toolCallId: data.callId, name: data.name, content: data.content, isError: data.isError });
+      state.pendingCalls = state.pendingCalls.filter((call) => call.id !== data.callId);
+      return;
+    }
+    case 'compaction': {
+      const data = (event as StoredEvent<'compaction'>).data;
+      state.messages = applyCompaction(state.messages, data.replacedMessages, data.summary);
+      return;
+    }
+    case 'agent.finished': {
+      const data = (event as StoredEvent<'agent.finished'>).data;
+      state.finished = { status: data.status, stopReason: data.stopReason, reason: data.reason };
+      return;
+    }
+    default:
+      return;
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The agent loop: one loop for every topology, with the model passed in. Its state is rebuilt from
+ * the event log (see conversation.ts), so running it on a recovered agent resumes where the log
+ * ends. Every model response and tool result is durably logged before the loop moves on.
+ */
+import type { StoredEvent } from '../core/events.js';
+import type { Scrubber } from '../core/secrets.js';
+import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
+import type { Budget, BudgetHit } from '../swarm/budget.js';
+import type { EventLog } from '../store/types.js';
+import { estimateTokens, planCompaction, applyCompaction } from './compaction.js';
+import { type ConversationState, replayConversation } from './conversation.js';
+import { summariseToolResult } from './tool-summary.js';
+import type { Tool, ToolResult } from './tools/types.js';
+
+export interface AgentSpec {
+  runId: string;
+  name: string;
+  profile: string;
+  task: string;
+  system: string;
+  tools: Tool[];
+  provider: Provider;
+  maxSteps: number;
+  stream?: boolean;
+  /** Fraction of the context window at which the conversation is compacted (default 0.8). */
+  compactAt?: number;
+}
+
+/** A stop condition is a predicate checked before every model call; a non-null answer stops the agent. */
+export type StopCondition = (state: Readonly<ConversationState>) => string | null;
+
+export interface AgentDeps {
+  log: EventLog;
+  scrubber: Scrubber;
+  budget: Budget;
+  signal?: AbortSignal;
+  /** This agent's events already in the log (empty for a fresh agent). */
+  history: readonly StoredEvent[];
+  stopWhen?: StopCondition[];
+  /** Messages to put in front of the next model request (e.g. direct messages that interrupt). */
+  beforeModelCall?: () => Promise<Message[]>;
+}
+
+export type AgentStopReason =
+  | 'answered'
+  | 'max_steps'
+  | 'budget_usd'
+  | 'budget_tokens'
+  | 'aborted'
+  | 'model_error'
+  | 'stop_condition';
+
+export interface AgentOutcome {
+  status: 'done' | 'failed' | 'stopped';
+  stopReason: AgentStopReason;
+  reason: string;
+  steps: number;
+  finalText: string;
+  limit?: BudgetHit | { limit: 'max_steps'; value: number; used: number };
+}
+
+export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentOutcome> {
+  const state = replayConversation(spec.task, deps.history);
+  if (state.finished) {
+    return {
+      status: state.finished.status,
+      stopReason: state.finished.stopReason as AgentStopReason,
+      reason: state.finished.reason,
+      steps: state.steps,
+      finalText: state.finalText,
+    };
+  }
+  const emit = (kind: Parameters<typeof appendFor>[2], data: unknown) => appendFor(deps, spec, kind, data);
+  const toolsByName = new Map(spec.tools.map((tool) => [tool.spec.name, tool]));
+
+  const finish = async (outcome: AgentOutcome): Promise<AgentOutcome> => {
+    if (outcome.limit) await emit('limit.hit', outcome.limit);
+    await emit('agent.finished', {
+      status: outcome.status,
+      stopReason: outcome.stopReason,
+      reason: outcome.reason,
+      steps: outcome.steps,
+      finalText: outcome.finalText,
+    });
+    return outcome;
+  };
+
+  for (;;) {
+    // 1. Finish the tool calls of the last response that have no logged result (after a crash too).
+    for (const call of [...state.pendingCalls]) {
+      if (deps.signal?.aborted) break;
+      const result = await executeToolCall(call, toolsByName, spec, deps, state.steps);
+      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+      state.pendingCalls = state.pendingCalls.filter((pending) => pending.id !== call.id);
+    }
+
+    // 2. Stop conditions, checked before every model call.
+    const base = { steps: state.steps, finalText: state.finalText };
+    if (deps.signal?.aborted) return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
+    if (state.answered) return finish({ ...base, status: 'done', stopReason: 'answered', reason: 'final answer' });
+    if (state.steps >= spec.maxSteps) {
+      return finish({
+        ...base,
+        status: 'stopped',
+        stopReason: 'max_steps',
+        reason: `step cap of ${spec.maxSteps} reached`,
+        limit: { limit: 'max_steps', value: spec.maxSteps, used: state.steps },
+      });
+    }
+    for (const condition of deps.stopWhen ?? []) {
+      const why = condition(state);
+      if (why) return finish({ ...base, status: 'stopped', stopReason: 'stop_condition', reason: why });
+    }
+
+    // 3. Compact when the conversation nears the context window.
+    const model = spec.provider.model;
+    let estimate = estimateTokens(spec.system, state.messages);
+    if (estimate > model.contextWindow * (spec.compactAt ?? 0.8)) {
+      const plan = planCompaction(state.messages);
+      if (plan) {
+        await emit('compaction', { step: state.steps, replacedMessages: plan.replacedMessages, summary: plan.summary, tokensBefore: estimate });
+        state.messages = applyCompaction(state.messages, plan.replacedMessages, plan.summary);
+        estimate = estimateTokens(spec.system, state.messages);
+      }
+    }
+
+    const hit = deps.budget.wouldExceed(estimate, model.prices?.input ?? null);
+    if (hit) {
+      return finish({ ...base, status: 'stopped', stopReason: hit.limit, reason: `${hit.limit} of ${hit.value} would be exceeded (used ${hit.used})`, limit: hit });
+    }
+
+    // 4. One model call; its response is durably logged before any tool runs.
+    const injected = deps.beforeModelCall ? await deps.beforeModelCall() : [];
+    const request: ModelRequest = {
+      system: spec.system,
+      messages: injected.length > 0 ? [...state.messages, ...injected] : state.messages,
+      tools: spec.tools.map((tool) => tool.spec),
+      stablePrefixMessages: 1,
+      stream: spec.stream ?? false,
+    };
+    const step = state.steps + 1;
+    const started = performance.now();
+    const result = await spec.provider.call(request, {
+      signal: deps.signal,
+      onRetry: ({ attempt, delayMs, error }) => {
+        void emit('model.retry', { step, attempt, delayMs, kind: error.kind, status: error.status });
+      },
+    });
+    if (!result.ok) {
+      if (result.error.kind === 'aborted') {
+        return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
+      }
+      await emit('model.error', { step, ...result.error });
+      return finish({ ...base, status: 'failed', stopReason: 'model_error', reason: `model error (${result.error.kind}): ${result.error.message}` });
+    }
+    const turn: ModelTurn = deps.scrubber.scrubValue(result.turn);
+    deps.budget.record(turn.usage, turn.costUsd);
+    for (const message of injected) state.messages.push(message);
+    await emit('model.response', { step, turn, latencyMs: Math.round(performance.now() - started), requestMessages: request.messages.length });
+    state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
+    state.steps = step;
+    state.pendingCalls = [...turn.toolCalls];
+    state.answered = turn.toolCalls.length === 0;
+    state.finalText = turn.text;
+  }
+}
+
+async function executeToolCall(
+  call: ToolCall,
+  toolsByName: Map<string, Tool>,
+  spec: AgentSpec,
+  deps: AgentDeps,
+  step: number,
+): Promise<ToolResult> {
+  void appendFor(deps, spec, 'tool.started', { step, callId: call.id, name: call.name, arguments: call.arguments });
+  const started = performance.now();
+  const raw = await invokeTool(call, toolsByName, deps.signal);
+  const content = deps.scrubber.scrub(raw.content);
+  await appendFor(deps, spec, 'tool.finished', {
+    step,
+    callId: call.id,
+    name: call.name,
+    isError: raw.isError,
+    content,
+    summary: summariseToolResult(call.name, { content, isError: raw.isError }),
+    durationMs: Math.round(performance.now() - started),
+  });
+  return { content, isError: raw.isError };
+}
+
+/** Nothing the model emits can crash the loop: unknown tools, bad JSON and tool crashes become error results. */
+async function invokeTool(call: ToolCall, toolsByName: Map<string, Tool>, signal: AbortSignal | undefined): Promise<ToolResult> {
+  const tool = toolsByName.get(call.name);
+  if (!tool) {
+    return { isError: true, content: `unknown tool "${call.name}"; available tools: ${[...toolsByName.keys()].join(', ')}` };
+  }
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+  } catch (err) {
+    return { isError: true, content: `arguments for ${call.name} are not valid JSON (${(err as Error).message}); send a JSON object` };
+  }
+  try {
+    return await tool.run(args, { signal });
+  } catch (err) {
+    return { isError: true, content: `tool ${call.name} failed: ${(err as Error).message}` };
+  }
+}
+
+function appendFor(deps: AgentDeps, spec: AgentSpec, kind: Parameters<EventLog['append']>[0]['kind'], data: unknown) {
+  // The payload types are checked at each call site above; the log stores JSON.
+  return deps.log.append({ runId: spec.runId, agent: spec.name, kind, data: data as never });
+}

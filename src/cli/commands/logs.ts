@@ -1,0 +1,42 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { onePositional, parseFlags } from '../args.js';
+import { formatEvent } from '../event-line.js';
+import { requireRun, withStore } from '../store-access.js';
+
+export const LOGS_HELP = `colony logs RUN [--follow] [--json]
+
+Prints the run's events; --follow keeps printing new ones until the run finishes. Read-only.`;
+
+const FOLLOW_POLL_MS = 300;
+
+export async function logsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'logs',
+  );
+  if (values.help) {
+    process.stdout.write(`${LOGS_HELP}\n`);
+    return 0;
+  }
+  const runId = onePositional(positionals, 'run', 'logs');
+  return withStore(async (store) => {
+    await requireRun(store, runId);
+    let afterSeq = 0;
+    for (;;) {
+      const events = await store.log.read(runId, { afterSeq });
+      let finished = false;
+      for (const event of events) {
+        afterSeq = event.seq;
+        if (event.kind === 'run.finished') finished = true;
+        if (values.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+        else {
+          const line = formatEvent(event);
+          if (line) process.stdout.write(`${line}\n`);
+        }
+      }
+      if (!values.follow || finished) return 0;
+      await sleep(FOLLOW_POLL_MS);
+    }
+  });
+}

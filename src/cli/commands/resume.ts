@@ -1,0 +1,39 @@
+import type { StoredEvent } from '../../core/events.js';
+import { loadRunSpec, providerFor } from '../../swarm/execute-run.js';
+import { exitCodeFor, summarise } from '../../swarm/summary.js';
+import { onePositional, parseFlags, UsageError } from '../args.js';
+import { runInForeground } from '../live-run.js';
+import { CliFailure, requireRun, withStore } from '../store-access.js';
+import { formatSummary } from '../summary-text.js';
+
+export const RESUME_HELP = `colony resume RUN [--json]
+
+Finishes a run whose process died (crash, kill -9, reboot). Completed model calls and tool calls are
+replayed from the log, never repeated. Refuses a run that another live process is still executing.`;
+
+export async function resumeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'resume');
+  if (values.help) {
+    process.stdout.write(`${RESUME_HELP}\n`);
+    return 0;
+  }
+  const runId = onePositional(positionals, 'run', 'resume');
+  return withStore(async (store) => {
+    await requireRun(store, runId);
+    const events = await store.log.read(runId);
+    const summary = summarise(runId, events);
+    if (summary.status !== 'running') {
+      if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      else process.stdout.write(`run ${runId} already finished.\n${formatSummary(summary)}\n`);
+      return exitCodeFor(summary.status);
+    }
+    const spec = await loadRunSpec(store.log, runId);
+    if (!spec) throw new CliFailure(`run ${runId} has no run.started event; it cannot be resumed`);
+    const provider = providerFor(spec, process.env);
+    if (!provider.ok) throw new UsageError(provider.error);
+    const done = events.filter((e): e is StoredEvent<'model.response'> => e.kind === 'model.response').length;
+    if (!values.json) process.stdout.write(`resuming run ${runId} (${done} model responses replayed from the log)\n`);
+    const result = await runInForeground({ store, spec, provider: provider.provider, json: values.json ?? false, resumed: true });
+    return exitCodeFor(result.status);
+  });
+}

@@ -1,0 +1,86 @@
+import { loadConfig } from '../../core/config.js';
+import { numberFlag, parseFlags, UsageError } from '../args.js';
+import { runInForeground } from '../live-run.js';
+import { prepareRun, recordNewRun } from '../new-run.js';
+import { withStore } from '../store-access.js';
+import { exitCodeFor } from '../../swarm/summary.js';
+
+export const RUN_HELP = `colony run --goal TEXT [options]
+
+Runs one agent (solo topology) on a git repository. The agent works in its own worktree of a hub
+clone under the state folder; your working tree, index and current branch are never touched. The
+result is fetched into your repository as the branch colony/<run-id>.
+
+  --repo PATH          the git repository (default: current folder)
+  --goal TEXT          what the agent should do (required)
+  --model ID           a known model id, or <protocol>:<model-name> (protocols openai-chat,
+                       openai-responses, anthropic); see colony models
+  --base-url URL       API base URL (e.g. a local OpenAI-compatible server)
+  --base REF           start from this commit (default HEAD)
+  --setup CMD          run in the new worktree before the agent starts (e.g. "npm ci")
+  --verify CMD         run after the agent finishes; the run fails if it fails
+  --max-steps N        step cap (default 100)
+  --budget-usd X       hard money limit
+  --budget-tokens N    hard token limit
+  --profile NAME       coder (default), explore or reviewer
+  --stream             stream model responses
+  --config FILE        config file (default ./colony.json if present)
+  --json               one JSON object per event, the run summary last`;
+
+const OPTIONS = {
+  repo: { type: 'string' },
+  goal: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  base: { type: 'string' },
+  setup: { type: 'string' },
+  verify: { type: 'string' },
+  'max-steps': { type: 'string' },
+  'budget-usd': { type: 'string' },
+  'budget-tokens': { type: 'string' },
+  profile: { type: 'string' },
+  stream: { type: 'boolean' },
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, OPTIONS, 'run');
+  if (values.help) {
+    process.stdout.write(`${RUN_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
+  if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
+  const loaded = loadConfig({
+    flags: {
+      model: values.model,
+      baseUrl: values['base-url'],
+      base: values.base,
+      setup: values.setup,
+      verify: values.verify,
+      maxSteps: numberFlag(values['max-steps'], 'max-steps', 'int'),
+      budgetUsd: numberFlag(values['budget-usd'], 'budget-usd'),
+      budgetTokens: numberFlag(values['budget-tokens'], 'budget-tokens', 'int'),
+      profile: values.profile,
+      stream: values.stream,
+    },
+    env: process.env,
+    configFile: values.config,
+    cwd: process.cwd(),
+  });
+  if (!loaded.ok) throw new UsageError(loaded.error);
+  const prepared = await prepareRun({ repo: values.repo ?? process.cwd(), goal: values.goal, config: loaded.config }, process.env);
+  if (prepared.dirty.length > 0) {
+    process.stderr.write(
+      `warning: ${prepared.dirty.length} uncommitted change(s) in ${prepared.spec.repo} are NOT included; the run starts from ${prepared.spec.baseRef} (${prepared.spec.baseCommit.slice(0, 10)})\n`,
+    );
+  }
+  return withStore(async (store) => {
+    await recordNewRun(store, prepared.spec);
+    if (!values.json) process.stdout.write(`run ${prepared.spec.runId} started (model ${prepared.spec.model})\n`);
+    const summary = await runInForeground({ store, spec: prepared.spec, provider: prepared.provider, json: values.json ?? false, resumed: false });
+    return exitCodeFor(summary.status);
+  });
+}

@@ -1,0 +1,35 @@
+import { numberFlag, parseFlags } from '../args.js';
+import { withStore } from '../store-access.js';
+
+export const RUNS_HELP = `colony runs [--limit N] [--json]
+
+Lists runs, newest first. Read-only: never resumes anything.`;
+
+export async function runsCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(
+    argv,
+    { limit: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'runs',
+  );
+  if (values.help) {
+    process.stdout.write(`${RUNS_HELP}\n`);
+    return 0;
+  }
+  const limit = numberFlag(values.limit, 'limit', 'int') ?? 50;
+  return withStore(async (store) => {
+    const runs = await store.runs.listRuns(limit);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(runs)}\n`);
+      return 0;
+    }
+    if (runs.length === 0) {
+      process.stdout.write('no runs yet (try: colony demo)\n');
+      return 0;
+    }
+    for (const run of runs) {
+      const goal = run.goal.length > 60 ? `${run.goal.slice(0, 57)}…` : run.goal;
+      process.stdout.write(`${run.runId}  ${run.status.padEnd(17)} ${run.topology.padEnd(6)} ${run.createdAt.slice(0, 19)}  ${goal}\n`);
+    }
+    return 0;
+  });
+}

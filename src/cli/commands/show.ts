@@ -1,0 +1,33 @@
+import { summarise } from '../../swarm/summary.js';
+import { onePositional, parseFlags } from '../args.js';
+import { formatEvent } from '../event-line.js';
+import { requireRun, withStore } from '../store-access.js';
+import { formatSummary } from '../summary-text.js';
+
+export const SHOW_HELP = `colony show RUN [--json]
+
+The run's summary and timeline (from the event log). Read-only: never resumes anything.`;
+
+export async function showCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'show');
+  if (values.help) {
+    process.stdout.write(`${SHOW_HELP}\n`);
+    return 0;
+  }
+  const runId = onePositional(positionals, 'run', 'show');
+  return withStore(async (store) => {
+    await requireRun(store, runId);
+    const events = await store.log.read(runId);
+    const summary = summarise(runId, events);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+      return 0;
+    }
+    process.stdout.write(`${formatSummary(summary)}\n\ntimeline:\n`);
+    for (const event of events) {
+      const line = formatEvent(event);
+      if (line) process.stdout.write(`  ${line}\n`);
+    }
+    return 0;
+  });
+}

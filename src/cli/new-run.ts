@@ -1,0 +1,84 @@
+/** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
+import { hostname } from 'node:os';
+import type { ColonyConfig } from '../core/config.js';
+import { newRunId } from '../core/ids.js';
+import type { Provider } from '../model/types.js';
+import type { Store } from '../store/index.js';
+import { providerFor } from '../swarm/execute-run.js';
+import type { RunSpec } from '../swarm/run-spec.js';
+import { inspectUserRepo } from '../workspace/repo.js';
+import { UsageError } from './args.js';
+import { CliFailure } from './store-access.js';
+
+export interface NewRunInput {
+  repo: string;
+  goal: string;
+  config: ColonyConfig;
+  scenario?: string;
+}
+
+export interface PreparedRun {
+  spec: RunSpec;
+  provider: Provider;
+  dirty: string[];
+}
+
+/** Validates everything that can be checked before touching the database (exit code 2 on failure). */
+export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Promise<PreparedRun> {
+  if (input.goal.trim() === '') throw new UsageError('run: --goal must not be empty');
+  const inspected = await inspectUserRepo(input.repo, input.config.base ?? 'HEAD');
+  if (!inspected.ok) throw new UsageError(inspected.error);
+  const repo = inspected.repo;
+  const { config } = input;
+  const spec: RunSpec = {
+    runId: newRunId(),
+    topology: 'solo',
+    repo: repo.topLevel,
+    goal: input.goal,
+    baseRef: repo.baseRef,
+    baseCommit: repo.baseCommit,
+    model: config.model,
+    baseUrl: config.baseUrl,
+    customModels: config.models,
+    scenario: input.scenario,
+    setup: config.setup,
+    verify: config.verify,
+    maxSteps: config.maxSteps,
+    budgetUsd: config.budgetUsd,
+    budgetTokens: config.budgetTokens,
+    profile: config.profile,
+    stream: config.stream,
+    modelTimeoutMs: config.modelTimeoutMs,
+    maxRetries: config.maxRetries,
+    bashTimeoutS: config.bashTimeoutS,
+  };
+  const provider = providerFor(spec, env);
+  if (!provider.ok) throw new UsageError(provider.error);
+  return { spec, provider: provider.provider, dirty: repo.dirty };
+}
+
+export async function recordNewRun(store: Store, spec: RunSpec): Promise<void> {
+  const created = await store.runs.createRun({
+    runId: spec.runId,
+    topology: spec.topology,
+    goal: spec.goal,
+    repo: spec.repo,
+    pid: process.pid,
+    host: hostname(),
+    config: spec as unknown as Record<string, unknown>,
+  });
+  if (!created.ok) throw new CliFailure(created.error);
+  await store.log.append({
+    runId: spec.runId,
+    agent: null,
+    kind: 'run.started',
+    data: {
+      topology: spec.topology,
+      goal: spec.goal,
+      repo: spec.repo,
+      base: spec.baseCommit,
+      model: spec.model,
+      config: spec as unknown as Record<string, unknown>,
+    },
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * Run configuration. Precedence: CLI flags > environment > config file (`colony.json` or --config) > defaults.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const pricesSchema = z.object({
+  input: z.number().nonnegative(),
+  cachedInput: z.number().nonnegative(),
+  cacheWrite: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+});
+
+export const customModelSchema = z.object({
+  id: z.string().min(1),
+  protocol: z.enum(['openai-chat', 'openai-responses', 'anthropic']),
+  name: z.string().min(1),
+  baseUrl: z.string().url().optional(),
+  apiKeyEnv: z.string().optional(),
+  contextWindow: z.number().int().positive().default(128_000),
+  maxOutput: z.number().int().positive().default(8_192),
+  prices: pricesSchema.nullable().default(null),
+});
+
+export const configSchema = z
+  .object({
+    model: z.string().min(1),
+    baseUrl: z.string().url().optional(),
+    models: z.array(customModelSchema),
+    maxSteps: z.number().int().positive(),
+    budgetUsd: z.number().positive().optional(),
+    budgetTokens: z.number().int().positive().optional(),
+    setup: z.string().optional(),
+    verify: z.string().optional(),
+    base: z.string().optional(),
+    modelTimeoutMs: z.number().int().positive(),
+    maxRetries: z.number().int().nonnegative(),
+    bashTimeoutS: z.number().int().positive(),
+    profile: z.string(),
+    stream: z.boolean(),
+  })
+  .strict();
+
+export type ColonyConfig = z.infer<typeof configSchema>;
+export type CustomModel = z.infer<typeof customModelSchema>;
+
+export const DEFAULT_CONFIG: ColonyConfig = {
+  model: 'scripted',
+  models: [],
+  maxSteps: 100,
+  modelTimeoutMs: 120_000,
+  maxRetries: 4,
+  bashTimeoutS: 120,
+  profile: 'coder',
+  stream: false,
+};
+
+export type ConfigResult = { ok: true; config: ColonyConfig; source: string | null } | { ok: false; error: string };
+
+/** Environment variables Colony reads for configuration (beside provider keys and base URLs). */
+const ENV_KEYS: Record<string, keyof ColonyConfig> = {
+  COLONY_MODEL: 'model',
+  COLONY_MAX_STEPS: 'maxSteps',
+  COLONY_BUDGET_USD: 'budgetUsd',
+  COLONY_BUDGET_TOKENS: 'budgetTokens',
+};
+
+export function loadConfig(options: {
+  flags: Partial<ColonyConfig>;
+  env: NodeJS.ProcessEnv;
+  configFile?: string;
+  cwd: string;
+}): ConfigResult {
+  const fileResult = readConfigFile(options.configFile, options.cwd);
+  if (!fileResult.ok) return fileResult;
+
+  const fromEnv: Record<string, unknown> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const value = options.env[name];
+    if (value === undefined || value === '') continue;
+    fromEnv[key] = key === 'model' ? value : Number(value);
+  }
+  const merged = { ...DEFAULT_CONFIG, ...fileResult.value, ...fromEnv, ...definedOnly(options.flags) };
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    const where = fileResult.path ? ` (config file ${fileResult.path}, environment or flags)` : '';
+    return { ok: false, error: `invalid configuration${where}: ${formatIssues(parsed.error)}` };
+  }
+  return { ok: true, config: parsed.data, source: fileResult.path };
+}
+
+function readConfigFile(
+  explicit: string | undefined,
+  cwd: string,
+): { ok: true; value: Record<string, unknown>; path: string | null } | { ok: false; error: string } {
+  const path = explicit ? resolve(cwd, explicit) : resolve(cwd, 'colony.json');
+  if (!existsSync(path)) {
+    if (explicit) return { ok: false, error: `config file not found: ${path}` };
+    return { ok: true, value: {}, path: null };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    return { ok: false, error: `config file ${path} is not valid JSON: ${(err as Error).message}` };
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, error: `config file ${path} must contain a JSON object` };
+  }
+  return { ok: true, value: value as Record<string, unknown>, path };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      return `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,106 @@
+/**
+ * Executing a run in this process: used by `colony run` (a new run) and `colony resume` (a run whose
+ * process died). Both take the run's ownership lock, rebuild the same run from its spec and hand the
+ * phases to DBOS; the agent loop replays whatever the log already holds.
+ */
+import { hostname } from 'node:os';
+import type { StoredEvent } from '../core/events.js';
+import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
+import { agentEnv } from '../agent/tools/env.js';
+import { apiKeyFor, createProvider, resolveModel } from '../model/index.js';
+import type { Provider } from '../model/types.js';
+import { scenarioPolicy } from '../demo/scenarios.js';
+import type { Store } from '../store/index.js';
+import type { EventLog } from '../store/types.js';
+import { executeDurably } from './durable.js';
+import { observeLog } from './observed-log.js';
+import type { RunSpec } from './run-spec.js';
+import { soloPhases, type SoloResult } from './solo.js';
+import { type RunSummary, summarise } from './summary.js';
+
+export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
+
+/** Builds the provider of a run from its spec and the environment (API keys never enter the log). */
+export function providerFor(spec: RunSpec, env: NodeJS.ProcessEnv): ProviderResult {
+  const resolved = resolveModel(spec.model, { baseUrl: spec.baseUrl, custom: spec.customModels });
+  if (!resolved.ok) return resolved;
+  const model = resolved.model;
+  if (model.protocol === 'scripted') {
+    if (!spec.scenario) {
+      return { ok: false, error: "the 'scripted' model only runs bundled scenarios (colony demo); pass --model with a real model" };
+    }
+    const policy = scenarioPolicy(spec.scenario);
+    if (!policy) return { ok: false, error: `unknown scripted scenario '${spec.scenario}'` };
+    return { ok: true, provider: createProvider(model, { scripted: policy }) };
+  }
+  const key = apiKeyFor(model, env);
+  if (!key.ok) return key;
+  return {
+    ok: true,
+    provider: createProvider(model, { apiKey: key.key, timeoutMs: spec.modelTimeoutMs, maxRetries: spec.maxRetries }),
+  };
+}
+
+export interface ExecuteOptions {
+  store: Store;
+  spec: RunSpec;
+  provider: Provider;
+  env: NodeJS.ProcessEnv;
+  /** Secret values from config (beside those found in the environment). */
+  extraSecrets?: string[];
+  signal: AbortSignal;
+  onEvent?: (event: StoredEvent) => void;
+  /** True when resuming a run whose previous process died. */
+  resumed: boolean;
+}
+
+export type ExecuteResult = { ok: true; summary: RunSummary } | { ok: false; error: string };
+
+export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult> {
+  const { store, spec } = options;
+  const lock = await store.tryLockRun(spec.runId);
+  if (!lock.ok) {
+    return { ok: false, error: lock.error ?? `run ${spec.runId} is being executed by another live process; wait for it or stop it first` };
+  }
+  try {
+    const log: EventLog = options.onEvent ? observeLog(store.log, options.onEvent) : store.log;
+    const scrubber = createScrubber([...secretValuesFromEnv(options.env), ...(options.extraSecrets ?? [])]);
+    if (options.resumed) {
+      await store.runs.setRunOwner(spec.runId, process.pid, hostname());
+      await store.runs.setRunStatus(spec.runId, 'running');
+      await log.append({ runId: spec.runId, agent: null, kind: 'run.resumed', data: { pid: process.pid, host: hostname() } });
+    }
+    const phases = soloPhases({
+      spec,
+      home: store.home,
+      log,
+      provider: options.provider,
+      scrubber,
+      signal: options.signal,
+      commandEnv: agentEnv(options.env),
+      setRunStatus: async (status) => {
+        await store.runs.setRunStatus(spec.runId, status);
+      },
+    });
+    const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
+    try {
+      await executeDurably<SoloResult>({ runId: spec.runId, phases, systemDatabaseUrl });
+    } catch (err) {
+      // An unexpected failure (e.g. the repository vanished): record it so the run is not left running.
+      const reason = `run failed: ${(err as Error).message}`;
+      await log.append({ runId: spec.runId, agent: null, kind: 'run.finished', data: { status: 'failed', reason, resultBranch: null } });
+      await store.runs.setRunStatus(spec.runId, 'failed');
+    }
+    await log.flush();
+    return { ok: true, summary: summarise(spec.runId, await store.log.read(spec.runId)) };
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The spec of an existing run, from its `run.started` event. */
+export async function loadRunSpec(log: EventLog, runId: string): Promise<RunSpec | null> {
+  const [started] = await log.read(runId, { kinds: ['run.started'], limit: 1 });
+  if (!started) return null;
+  return (started as StoredEvent<'run.started'>).data.config as unknown as RunSpec;
+}

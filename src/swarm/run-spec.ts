@@ -1,0 +1,41 @@
+/**
+ * Everything needed to execute (or resume) a run, persisted with the run so that `colony resume`
+ * rebuilds the same run in a new process.
+ */
+import type { CustomModel } from '../core/config.js';
+
+export interface RunSpec {
+  runId: string;
+  topology: 'solo';
+  /** Top level of the user's repository (absolute). */
+  repo: string;
+  goal: string;
+  /** The base ref as given and the commit it resolved to. */
+  baseRef: string;
+  baseCommit: string;
+  model: string;
+  baseUrl?: string;
+  customModels: CustomModel[];
+  /** Name of a bundled scripted scenario (used with the scripted model, e.g. by `colony demo`). */
+  scenario?: string;
+  setup?: string;
+  verify?: string;
+  maxSteps: number;
+  budgetUsd?: number;
+  budgetTokens?: number;
+  profile: string;
+  stream: boolean;
+  modelTimeoutMs: number;
+  maxRetries: number;
+  bashTimeoutS: number;
+}
+
+export const SOLO_AGENT = 'solo';
+
+export function resultBranchName(runId: string): string {
+  return `colony/${runId}`;
+}
+
+export function agentBranchName(agent: string): string {
+  return `agent/${agent}`;
+}
