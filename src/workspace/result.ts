@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { git, gitError } from './git.js';
+import { isValidBranchName } from './ref-name.js';
 
 export type FetchResult = { ok: true; ref: string; commit: string } | { ok: false; error: string };
 
@@ -15,8 +16,8 @@ export async function fetchResult(
 ): Promise<FetchResult> {
   const cwd = path.resolve(userRepo);
   const ref = `refs/heads/${targetBranch}`;
-  const valid = await git(['check-ref-format', ref], { cwd });
-  if (!valid.ok) return { ok: false, error: `invalid result branch name: ${targetBranch}` };
+  if (!isValidBranchName(targetBranch))
+    return { ok: false, error: `invalid result branch name: ${targetBranch}` };
   // git itself refuses to fetch into a branch checked out in any worktree, so the user's current
   // branch cannot be moved; colony/<run-id> is never checked out by us.
   const fetched = await git(

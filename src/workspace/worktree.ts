@@ -2,12 +2,14 @@
  * Per-agent worktrees of the hub. Every worktree shares the hub's object store (git worktree keeps
  * only an index and HEAD per worktree), so a thousand agents do not need a thousand object copies.
  * Creation is idempotent: after a crash a re-run reuses the worktree with its files intact.
+ * Git calls are kept to one or two per new worktree: process starts dominate at scale.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
 import { withHubLock } from './hub-lock.js';
+import { isValidBranchName } from './ref-name.js';
 
 export type WorktreeResult =
   | { ok: true; path: string; branch: string; head: string; created: boolean }
@@ -18,21 +20,17 @@ export type CommitResult =
   | { ok: true; status: 'nothing-to-commit' }
   | { ok: false; error: string };
 
-interface WorktreeEntry {
-  path: string;
-  branch: string | null;
-  locked: string | null;
-  prunable: boolean;
-}
-
 export function addWorktree(
   hubPath: string,
   worktreePath: string,
   branch: string,
   startCommit: string,
 ): Promise<WorktreeResult> {
-  const hub = path.resolve(hubPath);
-  return withHubLock(hub, () => addWorktreeLocked(hub, path.resolve(worktreePath), branch, startCommit));
+  if (!isValidBranchName(branch))
+    return Promise.resolve({ ok: false, error: `invalid branch name: ${branch}` });
+  const hub = realOrSelf(path.resolve(hubPath));
+  const wt = path.resolve(worktreePath);
+  return withHubLock(hub, () => addWorktreeLocked(hub, wt, branch, startCommit));
 }
 
 async function addWorktreeLocked(
@@ -41,40 +39,34 @@ async function addWorktreeLocked(
   branch: string,
   startCommit: string,
 ): Promise<WorktreeResult> {
-  const valid = await git(['check-ref-format', `refs/heads/${branch}`], { cwd: hub });
-  if (!valid.ok) return { ok: false, error: `invalid branch name: ${branch}` };
-
-  let entries = await listWorktrees(hub);
-  if (!entries.ok) return entries;
-  const existing = entries.list.find((entry) => samePath(entry.path, wt));
-  if (existing) {
-    if (existing.locked === 'initializing') {
+  const link = await readWorktreeLink(hub, wt);
+  if (link.kind === 'foreign') return { ok: false, error: link.error };
+  if (link.kind === 'linked') {
+    if (link.locked === 'initializing') {
       // A crash during `worktree add` left a half-checked-out tree: it holds no agent work yet.
       await gitRetrying(['worktree', 'remove', '--force', '--force', wt], hub);
-    } else if (existing.prunable || !existsSync(path.join(wt, '.git'))) {
-      await gitRetrying(['worktree', 'prune'], hub);
-    } else if (existing.branch !== `refs/heads/${branch}`) {
-      return {
-        ok: false,
-        error: `worktree ${wt} exists on ${existing.branch ?? 'a detached HEAD'}, not on ${branch}`,
-      };
+    } else if (link.head !== `ref: refs/heads/${branch}`) {
+      const on = link.head.replace(/^ref: refs\/heads\//, '');
+      return { ok: false, error: `worktree ${wt} exists on ${on}, not on ${branch}` };
     } else {
       return describe(wt, branch, false);
     }
-    entries = await listWorktrees(hub);
-    if (!entries.ok) return entries;
   }
-  const elsewhere = entries.list.find((entry) => entry.branch === `refs/heads/${branch}`);
-  if (elsewhere) return { ok: false, error: `branch ${branch} is already checked out at ${elsewhere.path}` };
-
   await mkdir(path.dirname(wt), { recursive: true });
-  const branchExists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: hub });
-  // An existing branch (e.g. the worktree folder was lost) keeps its commits; a new one starts here.
-  const args = branchExists.ok
-    ? ['worktree', 'add', '--quiet', wt, branch]
-    : ['worktree', 'add', '--quiet', '-b', branch, wt, startCommit];
-  const added = await gitRetrying(args, hub);
-  if (!added.ok) return { ok: false, error: `could not create worktree ${wt}: ${gitError(added)}` };
+  // Optimistic: create the branch; if it exists (e.g. the folder was lost), check it out with its commits.
+  const added = await gitRetrying(['worktree', 'add', '--quiet', '-b', branch, wt, startCommit], hub);
+  if (added.ok && /^[0-9a-f]{40}$/.test(startCommit))
+    return { ok: true, path: wt, branch, head: startCommit, created: true };
+  if (added.ok) return describe(wt, branch, true);
+  let existing = added;
+  if (/a branch named .* already exists/.test(added.stderr)) {
+    existing = await gitRetrying(['worktree', 'add', '--quiet', wt, branch], hub);
+  }
+  if (!existing.ok && /missing but (already registered|locked) worktree/.test(existing.stderr)) {
+    await gitRetrying(['worktree', 'prune'], hub);
+    existing = await gitRetrying(['worktree', 'add', '--quiet', wt, branch], hub);
+  }
+  if (!existing.ok) return { ok: false, error: `could not create worktree ${wt}: ${gitError(existing)}` };
   return describe(wt, branch, true);
 }
 
@@ -100,10 +92,12 @@ export function removeWorktree(
   hubPath: string,
   worktreePath: string,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
-  const hub = path.resolve(hubPath);
+  const hub = realOrSelf(path.resolve(hubPath));
   const wt = path.resolve(worktreePath);
   return withHubLock(hub, async () => {
-    if (existsSync(wt)) {
+    const link = await readWorktreeLink(hub, wt);
+    if (link.kind === 'foreign') return { ok: false, error: link.error };
+    if (link.kind === 'linked') {
       const removed = await gitRetrying(['worktree', 'remove', '--force', '--force', wt], hub);
       if (!removed.ok) return { ok: false, error: `could not remove worktree ${wt}: ${gitError(removed)}` };
     }
@@ -112,19 +106,32 @@ export function removeWorktree(
   });
 }
 
-/** Races with worktree administration in other processes show up as these transient failures. */
-const TRANSIENT =
-  /failed to read worktrees\/|commondir|gitdir|\.lock': File exists|Unable to create .*\.lock/;
+type WorktreeLink =
+  | { kind: 'none' }
+  | { kind: 'foreign'; error: string }
+  | { kind: 'linked'; head: string; locked: string | null };
 
-async function gitRetrying(args: string[], hub: string): Promise<GitResult> {
-  let result = await git(args, { cwd: hub });
-  for (let attempt = 1; attempt <= 5 && !result.ok && TRANSIENT.test(result.stderr); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
-    // A failed `worktree add` may leave its folder behind; a retry needs it gone or empty.
-    if (args[1] === 'add') await git(['worktree', 'prune'], { cwd: hub });
-    result = await git(args, { cwd: hub });
+/** Reads `<wt>/.git` and the hub's admin folder it points to, without starting git. */
+async function readWorktreeLink(hub: string, wt: string): Promise<WorktreeLink> {
+  let dotGit: string;
+  try {
+    dotGit = await readFile(path.join(wt, '.git'), 'utf8');
+  } catch (error) {
+    // A `.git` folder means a repository of its own, never one of our worktrees.
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+      return { kind: 'foreign', error: `${wt} exists but is not a worktree of the hub ${hub}` };
+    }
+    return { kind: 'none' };
   }
-  return result;
+  const admin = /^gitdir: (.+)$/m.exec(dotGit)?.[1]?.trim();
+  const adminDir = admin ? path.resolve(wt, admin) : null;
+  if (!adminDir || realOrSelf(path.dirname(path.dirname(adminDir))) !== hub) {
+    return { kind: 'foreign', error: `${wt} exists but is not a worktree of the hub ${hub}` };
+  }
+  const head = await readFile(path.join(adminDir, 'HEAD'), 'utf8').catch(() => null);
+  if (head === null) return { kind: 'none' }; // admin data gone (pruned): the folder is stale
+  const locked = await readFile(path.join(adminDir, 'locked'), 'utf8').catch(() => null);
+  return { kind: 'linked', head: head.trim(), locked: locked === null ? null : locked.trim() };
 }
 
 async function describe(wt: string, branch: string, created: boolean): Promise<WorktreeResult> {
@@ -133,31 +140,16 @@ async function describe(wt: string, branch: string, created: boolean): Promise<W
   return { ok: true, path: wt, branch, head: head.stdout.trim(), created };
 }
 
-async function listWorktrees(
-  hub: string,
-): Promise<{ ok: true; list: WorktreeEntry[] } | { ok: false; error: string }> {
-  const result = await gitRetrying(['worktree', 'list', '--porcelain', '-z'], hub);
-  if (!result.ok)
-    return { ok: false, error: `not a hub (git worktree list failed): ${hub}: ${gitError(result)}` };
-  const list: WorktreeEntry[] = [];
-  let current: WorktreeEntry | null = null;
-  for (const field of result.stdout.split('\0')) {
-    if (field.startsWith('worktree ')) {
-      current = { path: field.slice('worktree '.length), branch: null, locked: null, prunable: false };
-      list.push(current);
-    } else if (current && field.startsWith('branch ')) {
-      current.branch = field.slice('branch '.length);
-    } else if (current && (field === 'locked' || field.startsWith('locked '))) {
-      current.locked = field.slice('locked '.length);
-    } else if (current && (field === 'prunable' || field.startsWith('prunable '))) {
-      current.prunable = true;
-    }
-  }
-  return { ok: true, list };
-}
+/** Races with worktree administration in other processes show up as these transient failures. */
+const TRANSIENT = /failed to read worktrees\/|commondir|Unable to create .*\.lock|\.lock': File exists/;
 
-function samePath(a: string, b: string): boolean {
-  return path.resolve(a) === path.resolve(b) || realOrSelf(a) === realOrSelf(b);
+async function gitRetrying(args: string[], hub: string): Promise<GitResult> {
+  let result = await git(args, { cwd: hub });
+  for (let attempt = 1; attempt <= 5 && !result.ok && TRANSIENT.test(result.stderr); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
+    result = await git(args, { cwd: hub });
+  }
+  return result;
 }
 
 function realOrSelf(p: string): string {

@@ -212,6 +212,14 @@ describe('hub, worktrees and result branch', () => {
     expect(await commitAll(wtPath, 'none')).toEqual({ ok: true, status: 'nothing-to-commit' });
   });
 
+  it('refuses a folder that is a checkout of another repository', async () => {
+    await createHub(hub, repo, commits.second);
+    const result = await addWorktree(hub, repo, 'agent/x', commits.second);
+    expect(!result.ok && result.error).toContain('is not a worktree of the hub');
+    expect(await removeWorktree(hub, repo)).toMatchObject({ ok: false });
+    expect(existsSync(path.join(repo, 'README.md'))).toBe(true);
+  });
+
   it('refuses a branch already checked out elsewhere and invalid branch names', async () => {
     await createHub(hub, repo, commits.second);
     await addWorktree(hub, path.join(state, 'wt', 'one'), 'agent/x', commits.second);
