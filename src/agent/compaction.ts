@@ -18,7 +18,8 @@ export function estimateTokens(system: string, messages: readonly Message[]): nu
   let chars = system.length;
   for (const message of messages) {
     chars += message.content.length;
-    if (message.role === 'assistant') for (const call of message.toolCalls) chars += call.arguments.length + call.name.length;
+    if (message.role === 'assistant')
+      for (const call of message.toolCalls) chars += call.arguments.length + call.name.length;
   }
   return Math.ceil(chars / 4);
 }
@@ -33,7 +34,11 @@ export function planCompaction(messages: readonly Message[]): CompactionPlan | n
   return { replacedMessages: replaced.length, summary: summarise(replaced) };
 }
 
-export function applyCompaction(messages: readonly Message[], replacedMessages: number, summary: string): Message[] {
+export function applyCompaction(
+  messages: readonly Message[],
+  replacedMessages: number,
+  summary: string,
+): Message[] {
   const [task, ...rest] = messages;
   if (!task) return [...messages];
   return [task, { role: 'user', content: summary }, ...rest.slice(replacedMessages)];
@@ -44,7 +49,8 @@ function summarise(messages: readonly Message[]): string {
   for (const message of messages) {
     if (message.role === 'assistant') {
       if (message.content.trim()) lines.push(`- you said: ${firstLine(message.content, 200)}`);
-      for (const call of message.toolCalls) lines.push(`- you called ${call.name} ${firstLine(call.arguments, 160)}`);
+      for (const call of message.toolCalls)
+        lines.push(`- you called ${call.name} ${firstLine(call.arguments, 160)}`);
     } else if (message.role === 'tool') {
       lines.push(`  → ${message.isError ? 'error' : 'result'}: ${firstLine(message.content, 160)}`);
     } else {

@@ -51,7 +51,13 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
     }
     case 'tool.finished': {
       const data = (event as StoredEvent<'tool.finished'>).data;
-      state.messages.push({ role: 'tool', toolCallId: data.callId, name: data.name, content: data.content, isError: data.isError });
+      state.messages.push({
+        role: 'tool',
+        toolCallId: data.callId,
+        name: data.name,
+        content: data.content,
+        isError: data.isError,
+      });
       state.pendingCalls = state.pendingCalls.filter((call) => call.id !== data.callId);
       return;
     }

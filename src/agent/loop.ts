@@ -6,9 +6,9 @@
 import type { StoredEvent } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
-import type { Budget, BudgetHit } from '../swarm/budget.js';
 import type { EventLog } from '../store/types.js';
-import { estimateTokens, planCompaction, applyCompaction } from './compaction.js';
+import type { Budget, BudgetHit } from '../swarm/budget.js';
+import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
 import { summariseToolResult } from './tool-summary.js';
 import type { Tool, ToolResult } from './tools/types.js';
@@ -91,14 +91,22 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     for (const call of [...state.pendingCalls]) {
       if (deps.signal?.aborted) break;
       const result = await executeToolCall(call, toolsByName, spec, deps, state.steps);
-      state.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content, isError: result.isError });
+      state.messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: result.content,
+        isError: result.isError,
+      });
       state.pendingCalls = state.pendingCalls.filter((pending) => pending.id !== call.id);
     }
 
     // 2. Stop conditions, checked before every model call.
     const base = { steps: state.steps, finalText: state.finalText };
-    if (deps.signal?.aborted) return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
-    if (state.answered) return finish({ ...base, status: 'done', stopReason: 'answered', reason: 'final answer' });
+    if (deps.signal?.aborted)
+      return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
+    if (state.answered)
+      return finish({ ...base, status: 'done', stopReason: 'answered', reason: 'final answer' });
     if (state.steps >= spec.maxSteps) {
       return finish({
         ...base,
@@ -119,7 +127,12 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     if (estimate > model.contextWindow * (spec.compactAt ?? 0.8)) {
       const plan = planCompaction(state.messages);
       if (plan) {
-        await emit('compaction', { step: state.steps, replacedMessages: plan.replacedMessages, summary: plan.summary, tokensBefore: estimate });
+        await emit('compaction', {
+          step: state.steps,
+          replacedMessages: plan.replacedMessages,
+          summary: plan.summary,
+          tokensBefore: estimate,
+        });
         state.messages = applyCompaction(state.messages, plan.replacedMessages, plan.summary);
         estimate = estimateTokens(spec.system, state.messages);
       }
@@ -127,7 +140,13 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
 
     const hit = deps.budget.wouldExceed(estimate, model.prices?.input ?? null);
     if (hit) {
-      return finish({ ...base, status: 'stopped', stopReason: hit.limit, reason: `${hit.limit} of ${hit.value} would be exceeded (used ${hit.used})`, limit: hit });
+      return finish({
+        ...base,
+        status: 'stopped',
+        stopReason: hit.limit,
+        reason: `${hit.limit} of ${hit.value} would be exceeded (used ${hit.used})`,
+        limit: hit,
+      });
     }
 
     // 4. One model call; its response is durably logged before any tool runs.
@@ -152,12 +171,22 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
         return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
       }
       await emit('model.error', { step, ...result.error });
-      return finish({ ...base, status: 'failed', stopReason: 'model_error', reason: `model error (${result.error.kind}): ${result.error.message}` });
+      return finish({
+        ...base,
+        status: 'failed',
+        stopReason: 'model_error',
+        reason: `model error (${result.error.kind}): ${result.error.message}`,
+      });
     }
     const turn: ModelTurn = deps.scrubber.scrubValue(result.turn);
     deps.budget.record(turn.usage, turn.costUsd);
     for (const message of injected) state.messages.push(message);
-    await emit('model.response', { step, turn, latencyMs: Math.round(performance.now() - started), requestMessages: request.messages.length });
+    await emit('model.response', {
+      step,
+      turn,
+      latencyMs: Math.round(performance.now() - started),
+      requestMessages: request.messages.length,
+    });
     state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     state.steps = step;
     state.pendingCalls = [...turn.toolCalls];
@@ -173,7 +202,12 @@ async function executeToolCall(
   deps: AgentDeps,
   step: number,
 ): Promise<ToolResult> {
-  void appendFor(deps, spec, 'tool.started', { step, callId: call.id, name: call.name, arguments: call.arguments });
+  void appendFor(deps, spec, 'tool.started', {
+    step,
+    callId: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  });
   const started = performance.now();
   const raw = await invokeTool(call, toolsByName, deps.signal);
   const content = deps.scrubber.scrub(raw.content);
@@ -190,16 +224,26 @@ async function executeToolCall(
 }
 
 /** Nothing the model emits can crash the loop: unknown tools, bad JSON and tool crashes become error results. */
-async function invokeTool(call: ToolCall, toolsByName: Map<string, Tool>, signal: AbortSignal | undefined): Promise<ToolResult> {
+async function invokeTool(
+  call: ToolCall,
+  toolsByName: Map<string, Tool>,
+  signal: AbortSignal | undefined,
+): Promise<ToolResult> {
   const tool = toolsByName.get(call.name);
   if (!tool) {
-    return { isError: true, content: `unknown tool "${call.name}"; available tools: ${[...toolsByName.keys()].join(', ')}` };
+    return {
+      isError: true,
+      content: `unknown tool "${call.name}"; available tools: ${[...toolsByName.keys()].join(', ')}`,
+    };
   }
   let args: unknown;
   try {
     args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
   } catch (err) {
-    return { isError: true, content: `arguments for ${call.name} are not valid JSON (${(err as Error).message}); send a JSON object` };
+    return {
+      isError: true,
+      content: `arguments for ${call.name} are not valid JSON (${(err as Error).message}); send a JSON object`,
+    };
   }
   try {
     return await tool.run(args, { signal });
@@ -208,7 +252,12 @@ async function invokeTool(call: ToolCall, toolsByName: Map<string, Tool>, signal
   }
 }
 
-function appendFor(deps: AgentDeps, spec: AgentSpec, kind: Parameters<EventLog['append']>[0]['kind'], data: unknown) {
+function appendFor(
+  deps: AgentDeps,
+  spec: AgentSpec,
+  kind: Parameters<EventLog['append']>[0]['kind'],
+  data: unknown,
+) {
   // The payload types are checked at each call site above; the log stores JSON.
   return deps.log.append({ runId: spec.runId, agent: spec.name, kind, data: data as never });
 }

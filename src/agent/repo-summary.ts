@@ -38,7 +38,11 @@ export function summariseRepo(worktree: string): RepoSummary {
 
 function listTrackedFiles(worktree: string): string[] {
   try {
-    const out = execFileSync('git', ['ls-files'], { cwd: worktree, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const out = execFileSync('git', ['ls-files'], {
+      cwd: worktree,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return out.split('\n').filter(Boolean).sort();
   } catch {
     return [];

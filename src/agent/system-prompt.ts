@@ -2,7 +2,7 @@
  * The system prompt: a stable prefix (role, rules, repository summary) so provider prompt caching
  * can serve it on every call.
  */
-import { renderRepoSummary, type RepoSummary } from './repo-summary.js';
+import { type RepoSummary, renderRepoSummary } from './repo-summary.js';
 
 const ROLE_TEXT: Record<string, string> = {
   coder:

@@ -1,5 +1,5 @@
 /** Flag parsing on node:util parseArgs, with usage errors as data (one clear line, exit code 2). */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
@@ -14,18 +14,25 @@ export function parseFlags<O extends Options>(argv: string[], options: O, comman
   }
 }
 
-export function numberFlag(value: string | undefined, name: string, kind: 'int' | 'float' = 'float'): number | undefined {
+export function numberFlag(
+  value: string | undefined,
+  name: string,
+  kind: 'int' | 'float' = 'float',
+): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0 || (kind === 'int' && !Number.isInteger(parsed))) {
-    throw new UsageError(`--${name} must be a positive ${kind === 'int' ? 'integer' : 'number'}, got "${value}"`);
+    throw new UsageError(
+      `--${name} must be a positive ${kind === 'int' ? 'integer' : 'number'}, got "${value}"`,
+    );
   }
   return parsed;
 }
 
 export function onePositional(positionals: string[], what: string, command: string): string {
   const [value, extra] = positionals;
-  if (!value) throw new UsageError(`${command}: missing ${what} (usage: colony ${command} ${what.toUpperCase()})`);
+  if (!value)
+    throw new UsageError(`${command}: missing ${what} (usage: colony ${command} ${what.toUpperCase()})`);
   if (extra) throw new UsageError(`${command}: unexpected argument "${extra}"`);
   return value;
 }

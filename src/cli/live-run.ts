@@ -3,11 +3,11 @@
  * the summary at the end (`--json`: one event per line, the summary last).
  */
 import type { StoredEvent } from '../core/events.js';
+import type { Provider } from '../model/types.js';
+import type { Store } from '../store/index.js';
 import { executeRun } from '../swarm/execute-run.js';
 import type { RunSpec } from '../swarm/run-spec.js';
 import type { RunSummary } from '../swarm/summary.js';
-import type { Store } from '../store/index.js';
-import type { Provider } from '../model/types.js';
 import { formatEvent } from './event-line.js';
 import { CliFailure } from './store-access.js';
 import { formatSummary } from './summary-text.js';
@@ -29,7 +29,9 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
   const onSigint = () => {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
-    process.stderr.write('\nstopping the run (Ctrl-C again to quit at once; `colony resume` can finish it later)…\n');
+    process.stderr.write(
+      '\nstopping the run (Ctrl-C again to quit at once; `colony resume` can finish it later)…\n',
+    );
     controller.abort();
   };
   process.on('SIGINT', onSigint);

@@ -1,13 +1,5 @@
 /** The `colony` command. */
 import { UsageError } from './args.js';
-import { demoCommand } from './commands/demo.js';
-import { logsCommand } from './commands/logs.js';
-import { modelsCommand } from './commands/models.js';
-import { resumeCommand } from './commands/resume.js';
-import { runCommand } from './commands/run.js';
-import { runsCommand } from './commands/runs.js';
-import { showCommand } from './commands/show.js';
-import { verifyCommand } from './commands/verify.js';
 import { CliFailure } from './store-access.js';
 
 const HELP = `colony — run teams of LLM coding agents on a real git repository
@@ -26,15 +18,18 @@ usage: colony <command> [options]
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.
 State lives in $COLONY_HOME (default ~/.colony); COLONY_DATABASE_URL selects an external Postgres.`;
 
-const COMMANDS: Record<string, (argv: string[]) => Promise<number>> = {
-  demo: demoCommand,
-  run: runCommand,
-  resume: resumeCommand,
-  runs: runsCommand,
-  show: showCommand,
-  logs: logsCommand,
-  verify: verifyCommand,
-  models: modelsCommand,
+type Command = (argv: string[]) => Promise<number>;
+
+// Loaded on demand so read-only commands start fast (they never load DBOS or the providers).
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
+  resume: async () => (await import('./commands/resume.js')).resumeCommand,
+  runs: async () => (await import('./commands/runs.js')).runsCommand,
+  show: async () => (await import('./commands/show.js')).showCommand,
+  logs: async () => (await import('./commands/logs.js')).logsCommand,
+  verify: async () => (await import('./commands/verify.js')).verifyCommand,
+  models: async () => (await import('./commands/models.js')).modelsCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -47,12 +42,15 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write('colony 0.1.0\n');
     return 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`colony: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})\n`);
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(
+      `colony: unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})\n`,
+    );
     return 2;
   }
   try {
+    const command = await load();
     return await command(rest);
   } catch (err) {
     if (err instanceof UsageError) {

@@ -56,7 +56,9 @@ export const DEFAULT_CONFIG: ColonyConfig = {
   stream: false,
 };
 
-export type ConfigResult = { ok: true; config: ColonyConfig; source: string | null } | { ok: false; error: string };
+export type ConfigResult =
+  | { ok: true; config: ColonyConfig; source: string | null }
+  | { ok: false; error: string };
 
 /** Environment variables Colony reads for configuration (beside provider keys and base URLs). */
 const ENV_KEYS: Record<string, keyof ColonyConfig> = {

@@ -4,7 +4,13 @@
  */
 import type { ModelTurn, Usage } from '../model/types.js';
 
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'stopped' | 'budget_exhausted' | 'deadline_exceeded';
+export type RunStatus =
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'stopped'
+  | 'budget_exhausted'
+  | 'deadline_exceeded';
 
 export type FinalRunStatus = Exclude<RunStatus, 'running'>;
 
@@ -21,7 +27,14 @@ export interface EventPayloads {
   'run.finished': { status: FinalRunStatus; reason: string; resultBranch: string | null };
   'workspace.ready': { hub: string; worktree: string; branch: string; baseCommit: string };
   'setup.finished': { command: string; exitCode: number | null; output: string; durationMs: number };
-  'agent.started': { profile: string; model: string; task: string; system: string; tools: string[]; maxSteps: number };
+  'agent.started': {
+    profile: string;
+    model: string;
+    task: string;
+    system: string;
+    tools: string[];
+    maxSteps: number;
+  };
   'agent.finished': {
     status: 'done' | 'failed' | 'stopped';
     /** answered | max_steps | budget_usd | budget_tokens | aborted | model_error | stop_condition */
@@ -53,7 +66,13 @@ export interface EventPayloads {
   'limit.hit': { limit: string; value: number; used: number };
   compaction: { step: number; replacedMessages: number; summary: string; tokensBefore: number };
   'commit.created': { branch: string; commit: string; files: number };
-  'verify.finished': { command: string; exitCode: number | null; passed: boolean; output: string; durationMs: number };
+  'verify.finished': {
+    command: string;
+    exitCode: number | null;
+    passed: boolean;
+    output: string;
+    durationMs: number;
+  };
   'result.fetched': { branch: string; commit: string; repo: string };
   warning: { message: string };
 }

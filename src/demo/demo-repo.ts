@@ -9,7 +9,10 @@ export function createDemoRepo(example: string, parent = tmpdir()): string {
   const dir = mkdtempSync(join(parent, `colony-demo-${example}-`));
   cpSync(join(packageRoot(), 'examples', example), dir, { recursive: true });
   const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Colony Demo', '-c', 'user.email=demo@colony.local', ...args], { cwd: dir, stdio: 'pipe' });
+    execFileSync('git', ['-c', 'user.name=Colony Demo', '-c', 'user.email=demo@colony.local', ...args], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'Example repository with failing tests');

@@ -4,8 +4,9 @@
  * re-runs the tests and reports. Real tools do real work on a real worktree; only the "thinking" is
  * canned. Run the same goal with a real model to see the real thing.
  */
-import type { Message, ModelRequest } from '../model/types.js';
+
 import type { ScriptedPolicy, ScriptedTurn } from '../model/providers/scripted.js';
+import type { Message, ModelRequest } from '../model/types.js';
 
 interface ScriptedFix {
   /** Text that appears in the test output when this module's test fails. */
@@ -30,7 +31,7 @@ const FIXES: ScriptedFix[] = [
     failsWith: 'wordCount treats any whitespace',
     file: 'src/word-count.js',
     old: "if (text.length === 0) return 0;\n  return text.split(' ').length;",
-    new: 'const words = text.trim().split(/\\s+/);\n  return words[0] === \'\' ? 0 : words.length;',
+    new: "const words = text.trim().split(/\\s+/);\n  return words[0] === '' ? 0 : words.length;",
     idea: 'split on any whitespace run after trimming',
   },
   {
@@ -73,21 +74,33 @@ export const soloDemoPolicy: ScriptedPolicy = (request: ModelRequest): ScriptedT
   const testRuns = done.filter((e) => e.name === 'bash');
   const firstRun = testRuns[0];
   if (!firstRun) {
-    return { text: 'Let me run the test suite to see what fails.', toolCalls: [{ name: 'bash', arguments: { command: DEMO_TEST_COMMAND } }] };
+    return {
+      text: 'Let me run the test suite to see what fails.',
+      toolCalls: [{ name: 'bash', arguments: { command: DEMO_TEST_COMMAND } }],
+    };
   }
   const failing = FIXES.filter((fix) => firstRun.result?.includes(fix.failsWith));
   for (const fix of failing) {
     const read = done.some((e) => e.name === 'read' && e.args.path === fix.file);
     if (!read) {
-      return { text: `The test for ${fix.file} fails. Reading it.`, toolCalls: [{ name: 'read', arguments: { path: fix.file } }] };
+      return {
+        text: `The test for ${fix.file} fails. Reading it.`,
+        toolCalls: [{ name: 'read', arguments: { path: fix.file } }],
+      };
     }
     const edited = done.some((e) => e.name === 'edit' && e.args.path === fix.file);
     if (!edited) {
-      return { text: `Fix: ${fix.idea}.`, toolCalls: [{ name: 'edit', arguments: { path: fix.file, old: fix.old, new: fix.new } }] };
+      return {
+        text: `Fix: ${fix.idea}.`,
+        toolCalls: [{ name: 'edit', arguments: { path: fix.file, old: fix.old, new: fix.new } }],
+      };
     }
   }
   if (testRuns.length < 2) {
-    return { text: 'Re-running the tests.', toolCalls: [{ name: 'bash', arguments: { command: DEMO_TEST_COMMAND } }] };
+    return {
+      text: 'Re-running the tests.',
+      toolCalls: [{ name: 'bash', arguments: { command: DEMO_TEST_COMMAND } }],
+    };
   }
   const finalRun = testRuns[testRuns.length - 1]?.result ?? '';
   const passed = /# fail 0\b/.test(finalRun);

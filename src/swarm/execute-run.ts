@@ -4,18 +4,18 @@
  * phases to DBOS; the agent loop replays whatever the log already holds.
  */
 import { hostname } from 'node:os';
+import { agentEnv } from '../agent/tools/env.js';
 import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
-import { agentEnv } from '../agent/tools/env.js';
-import { apiKeyFor, createProvider, resolveModel } from '../model/index.js';
-import type { Provider } from '../model/types.js';
 import { scenarioPolicy } from '../demo/scenarios.js';
+import { apiKeyFor, baseUrlFor, createProvider, resolveModel } from '../model/index.js';
+import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
 import type { EventLog } from '../store/types.js';
 import { executeDurably } from './durable.js';
 import { observeLog } from './observed-log.js';
 import type { RunSpec } from './run-spec.js';
-import { soloPhases, type SoloResult } from './solo.js';
+import { type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
 
 export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
@@ -27,7 +27,11 @@ export function providerFor(spec: RunSpec, env: NodeJS.ProcessEnv): ProviderResu
   const model = resolved.model;
   if (model.protocol === 'scripted') {
     if (!spec.scenario) {
-      return { ok: false, error: "the 'scripted' model only runs bundled scenarios (colony demo); pass --model with a real model" };
+      return {
+        ok: false,
+        error:
+          "the 'scripted' model only runs bundled scenarios (colony demo); pass --model with a real model",
+      };
     }
     const policy = scenarioPolicy(spec.scenario);
     if (!policy) return { ok: false, error: `unknown scripted scenario '${spec.scenario}'` };
@@ -37,7 +41,12 @@ export function providerFor(spec: RunSpec, env: NodeJS.ProcessEnv): ProviderResu
   if (!key.ok) return key;
   return {
     ok: true,
-    provider: createProvider(model, { apiKey: key.key, timeoutMs: spec.modelTimeoutMs, maxRetries: spec.maxRetries }),
+    provider: createProvider(model, {
+      apiKey: key.key,
+      baseUrl: baseUrlFor(model, env),
+      timeoutMs: spec.modelTimeoutMs,
+      maxRetries: spec.maxRetries,
+    }),
   };
 }
 
@@ -60,7 +69,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
   const { store, spec } = options;
   const lock = await store.tryLockRun(spec.runId);
   if (!lock.ok) {
-    return { ok: false, error: lock.error ?? `run ${spec.runId} is being executed by another live process; wait for it or stop it first` };
+    return {
+      ok: false,
+      error:
+        lock.error ??
+        `run ${spec.runId} is being executed by another live process; wait for it or stop it first`,
+    };
   }
   try {
     const log: EventLog = options.onEvent ? observeLog(store.log, options.onEvent) : store.log;
@@ -68,7 +82,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
     if (options.resumed) {
       await store.runs.setRunOwner(spec.runId, process.pid, hostname());
       await store.runs.setRunStatus(spec.runId, 'running');
-      await log.append({ runId: spec.runId, agent: null, kind: 'run.resumed', data: { pid: process.pid, host: hostname() } });
+      await log.append({
+        runId: spec.runId,
+        agent: null,
+        kind: 'run.resumed',
+        data: { pid: process.pid, host: hostname() },
+      });
     }
     const phases = soloPhases({
       spec,
@@ -88,7 +107,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
     } catch (err) {
       // An unexpected failure (e.g. the repository vanished): record it so the run is not left running.
       const reason = `run failed: ${(err as Error).message}`;
-      await log.append({ runId: spec.runId, agent: null, kind: 'run.finished', data: { status: 'failed', reason, resultBranch: null } });
+      await log.append({
+        runId: spec.runId,
+        agent: null,
+        kind: 'run.finished',
+        data: { status: 'failed', reason, resultBranch: null },
+      });
       await store.runs.setRunStatus(spec.runId, 'failed');
     }
     await log.flush();

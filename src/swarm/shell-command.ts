@@ -26,14 +26,25 @@ export function runShellCommand(
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, options.timeoutMs ?? 30 * 60_000);
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killGroup(child.pid);
+      },
+      options.timeoutMs ?? 30 * 60_000,
+    );
     const done = (exitCode: number | null) => {
       clearTimeout(timer);
-      const capped = output.length > OUTPUT_CAP ? `…(${output.length - OUTPUT_CAP} chars cut)\n${output.slice(-OUTPUT_CAP)}` : output;
-      resolvePromise({ exitCode, output: capped, durationMs: Math.round(performance.now() - started), timedOut });
+      const capped =
+        output.length > OUTPUT_CAP
+          ? `…(${output.length - OUTPUT_CAP} chars cut)\n${output.slice(-OUTPUT_CAP)}`
+          : output;
+      resolvePromise({
+        exitCode,
+        output: capped,
+        durationMs: Math.round(performance.now() - started),
+        timedOut,
+      });
     };
     child.on('error', (err) => {
       output += `\n${err.message}`;

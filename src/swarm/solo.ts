@@ -6,13 +6,13 @@
  *   finalize — commit, verify, fetch the result branch into the user's repo, finish the run
  */
 import { join } from 'node:path';
-import type { EventInput, EventKind, FinalRunStatus, StoredEvent } from '../core/events.js';
-import { runDir } from '../core/home.js';
-import type { Scrubber } from '../core/secrets.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { EventInput, EventKind, FinalRunStatus, StoredEvent } from '../core/events.js';
+import { runDir } from '../core/home.js';
+import type { Scrubber } from '../core/secrets.js';
 import type { Provider } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
 import { createHub } from '../workspace/hub.js';
@@ -20,7 +20,7 @@ import { fetchResult } from '../workspace/result.js';
 import { addWorktree, commitAll } from '../workspace/worktree.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
-import { type RunSpec, SOLO_AGENT, agentBranchName, resultBranchName } from './run-spec.js';
+import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from './run-spec.js';
 import { runShellCommand } from './shell-command.js';
 
 export interface SoloContext {
@@ -61,29 +61,57 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
       const worktree = await addWorktree(paths.hub, paths.worktree, branch, spec.baseCommit);
       if (!worktree.ok) throw new Error(worktree.error);
       if (!(await logged('workspace.ready'))) {
-        await emit('workspace.ready', { hub: paths.hub, worktree: paths.worktree, branch, baseCommit: spec.baseCommit });
+        await emit('workspace.ready', {
+          hub: paths.hub,
+          worktree: paths.worktree,
+          branch,
+          baseCommit: spec.baseCommit,
+        });
       }
       if (spec.setup && !(await logged('setup.finished'))) {
         const result = await runShellCommand(spec.setup, paths.worktree, { env: ctx.commandEnv });
-        await emit('setup.finished', { command: spec.setup, exitCode: result.exitCode, output: result.output, durationMs: result.durationMs });
+        await emit('setup.finished', {
+          command: spec.setup,
+          exitCode: result.exitCode,
+          output: result.output,
+          durationMs: result.durationMs,
+        });
       }
     },
 
     async work() {
-      const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as StoredEvent<'setup.finished'> | undefined;
+      const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as
+        | StoredEvent<'setup.finished'>
+        | undefined;
       if (setup && setup.data.exitCode !== 0) return; // finalize reports the failed setup
       const history = await log.read(spec.runId, { agent: SOLO_AGENT });
-      const started = history.find((event) => event.kind === 'agent.started') as StoredEvent<'agent.started'> | undefined;
-      const tools = toolsForProfile(spec.profile, paths.worktree, { bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS } });
+      const started = history.find((event) => event.kind === 'agent.started') as
+        | StoredEvent<'agent.started'>
+        | undefined;
+      const tools = toolsForProfile(spec.profile, paths.worktree, {
+        bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
+      });
       if (!tools.ok) throw new Error(tools.error);
       let system = started?.data.system;
       if (!system) {
         system = ctx.scrubber.scrub(
-          buildSystemPrompt({ profile: spec.profile, repo: summariseRepo(paths.worktree), verify: spec.verify, toolNames: tools.tools.map((t) => t.spec.name) }),
+          buildSystemPrompt({
+            profile: spec.profile,
+            repo: summariseRepo(paths.worktree),
+            verify: spec.verify,
+            toolNames: tools.tools.map((t) => t.spec.name),
+          }),
         );
         await emit(
           'agent.started',
-          { profile: spec.profile, model: ctx.provider.model.id, task: spec.goal, system, tools: tools.tools.map((t) => t.spec.name), maxSteps: spec.maxSteps },
+          {
+            profile: spec.profile,
+            model: ctx.provider.model.id,
+            task: spec.goal,
+            system,
+            tools: tools.tools.map((t) => t.spec.name),
+            maxSteps: spec.maxSteps,
+          },
           SOLO_AGENT,
         );
       }
@@ -93,31 +121,57 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         budget.record(turn.usage, turn.costUsd);
       }
       agentOutcome = await runAgent(
-        { runId: spec.runId, name: SOLO_AGENT, profile: spec.profile, task: spec.goal, system, tools: tools.tools, provider: ctx.provider, maxSteps: spec.maxSteps, stream: spec.stream },
+        {
+          runId: spec.runId,
+          name: SOLO_AGENT,
+          profile: spec.profile,
+          task: spec.goal,
+          system,
+          tools: tools.tools,
+          provider: ctx.provider,
+          maxSteps: spec.maxSteps,
+          stream: spec.stream,
+        },
         { log, scrubber: ctx.scrubber, budget, signal: ctx.signal, history },
       );
     },
 
     async finalize() {
-      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as StoredEvent<'run.finished'> | undefined;
+      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
+        | StoredEvent<'run.finished'>
+        | undefined;
       if (previous) return { status: previous.data.status, reason: previous.data.reason };
 
       const committed = await commitAll(paths.worktree, `colony ${spec.runId}: ${firstLine(spec.goal)}`);
       if (!committed.ok) throw new Error(committed.error);
       if (committed.status === 'committed') {
-        await emit('commit.created', { branch, commit: committed.commit, files: committed.files.length }, SOLO_AGENT);
+        await emit(
+          'commit.created',
+          { branch, commit: committed.commit, files: committed.files.length },
+          SOLO_AGENT,
+        );
       }
 
       let verifyPassed: boolean | null = null;
       if (spec.verify) {
         const result = await runShellCommand(spec.verify, paths.worktree, { env: ctx.commandEnv });
         verifyPassed = result.exitCode === 0;
-        await emit('verify.finished', { command: spec.verify, exitCode: result.exitCode, passed: verifyPassed, output: result.output, durationMs: result.durationMs });
+        await emit('verify.finished', {
+          command: spec.verify,
+          exitCode: result.exitCode,
+          passed: verifyPassed,
+          output: result.output,
+          durationMs: result.durationMs,
+        });
       }
 
       const fetched = await fetchResult(spec.repo, paths.hub, branch, resultBranchName(spec.runId));
       if (!fetched.ok) throw new Error(fetched.error);
-      await emit('result.fetched', { branch: resultBranchName(spec.runId), commit: fetched.commit, repo: spec.repo });
+      await emit('result.fetched', {
+        branch: resultBranchName(spec.runId),
+        commit: fetched.commit,
+        repo: spec.repo,
+      });
 
       const { status, reason } = await decideStatus(log, spec, agentOutcome, verifyPassed);
       await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
@@ -133,8 +187,11 @@ async function decideStatus(
   outcome: AgentOutcome | null,
   verifyPassed: boolean | null,
 ): Promise<SoloResult> {
-  const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as StoredEvent<'setup.finished'> | undefined;
-  if (setup && setup.data.exitCode !== 0) return { status: 'failed', reason: `setup command failed (exit ${setup.data.exitCode})` };
+  const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as
+    | StoredEvent<'setup.finished'>
+    | undefined;
+  if (setup && setup.data.exitCode !== 0)
+    return { status: 'failed', reason: `setup command failed (exit ${setup.data.exitCode})` };
   // After a crash inside finalize, the agent's outcome comes from the log.
   const finished = outcome
     ? { status: outcome.status, reason: outcome.reason, stopReason: outcome.stopReason }
@@ -146,12 +203,19 @@ async function decideStatus(
   if (finished.stopReason === 'aborted') return { status: 'stopped', reason: finished.reason };
   if (finished.status !== 'done') return { status: 'failed', reason: finished.reason };
   if (verifyPassed === false) return { status: 'failed', reason: `verify command failed: ${spec.verify}` };
-  return { status: 'succeeded', reason: verifyPassed ? 'agent finished and verify passed' : 'agent finished' };
+  return {
+    status: 'succeeded',
+    reason: verifyPassed ? 'agent finished and verify passed' : 'agent finished',
+  };
 }
 
 async function loggedOutcome(log: EventLog, runId: string) {
-  const finished = (await log.read(runId, { kinds: ['agent.finished'] }))[0] as StoredEvent<'agent.finished'> | undefined;
-  return finished ? { status: finished.data.status, reason: finished.data.reason, stopReason: finished.data.stopReason } : null;
+  const finished = (await log.read(runId, { kinds: ['agent.finished'] }))[0] as
+    | StoredEvent<'agent.finished'>
+    | undefined;
+  return finished
+    ? { status: finished.data.status, reason: finished.data.reason, stopReason: finished.data.stopReason }
+    : null;
 }
 
 function firstLine(text: string): string {

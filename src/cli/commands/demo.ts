@@ -26,7 +26,8 @@ export async function demoCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const which = positionals[0] ?? 'solo';
-  if (which !== 'solo' || positionals.length > 1) throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: solo)`);
+  if (which !== 'solo' || positionals.length > 1)
+    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: solo)`);
 
   const repo = createDemoRepo('demo-repo', values.dir);
   const say = (line: string) => {
@@ -41,11 +42,21 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const prepared = await prepareRun({ repo, goal: DEMO_GOAL, config, scenario: 'solo-demo' }, process.env);
   return withStore(async (store) => {
     await recordNewRun(store, prepared.spec);
-    const summary = await runInForeground({ store, spec: prepared.spec, provider: prepared.provider, json: values.json ?? false, resumed: false });
+    const summary = await runInForeground({
+      store,
+      spec: prepared.spec,
+      provider: prepared.provider,
+      json: values.json ?? false,
+      resumed: false,
+    });
     say('\nThe same goal with a real model:');
-    say(`  OPENAI_API_KEY=... npx colony run --repo ${repo} --model gpt-5-mini --goal "${DEMO_GOAL.replaceAll('`', '\\`')}" --verify "${DEMO_TEST_COMMAND}"`);
+    say(
+      `  OPENAI_API_KEY=... npx colony run --repo ${repo} --model gpt-5-mini --goal "${DEMO_GOAL.replaceAll('`', '\\`')}" --verify "${DEMO_TEST_COMMAND}"`,
+    );
     say(`  (or a local server: --model openai-chat:llama3.1:8b --base-url http://localhost:11434/v1)`);
-    say(`Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${prepared.spec.runId}`}`);
+    say(
+      `Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${prepared.spec.runId}`}`,
+    );
     return exitCodeFor(summary.status);
   });
 }

@@ -12,7 +12,11 @@ const FOLLOW_POLL_MS = 300;
 export async function logsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    {
+      follow: { type: 'boolean', short: 'f' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     'logs',
   );
   if (values.help) {

@@ -9,9 +9,15 @@ export async function modelsCommand(argv: string[]): Promise<number> {
   }
   for (const m of KNOWN_MODELS) {
     const p = m.prices;
-    const price = p ? `$${p.input}/$${p.cachedInput}/$${p.cacheWrite}/$${p.output} per M (in/cached/cache-write/out)` : 'unpriced';
-    process.stdout.write(`${m.id.padEnd(26)} ${m.protocol.padEnd(17)} ctx ${String(m.contextWindow).padStart(8)}  ${price}\n`);
+    const price = p
+      ? `$${p.input}/$${p.cachedInput}/$${p.cacheWrite}/$${p.output} per M (in/cached/cache-write/out)`
+      : 'unpriced';
+    process.stdout.write(
+      `${m.id.padEnd(26)} ${m.protocol.padEnd(17)} ctx ${String(m.contextWindow).padStart(8)}  ${price}\n`,
+    );
   }
-  process.stdout.write('\nAny other model: --model <protocol>:<name> [--base-url URL], protocols openai-chat, openai-responses, anthropic\n');
+  process.stdout.write(
+    '\nAny other model: --model <protocol>:<name> [--base-url URL], protocols openai-chat, openai-responses, anthropic\n',
+  );
   return 0;
 }

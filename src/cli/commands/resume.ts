@@ -12,7 +12,11 @@ Finishes a run whose process died (crash, kill -9, reboot). Completed model call
 replayed from the log, never repeated. Refuses a run that another live process is still executing.`;
 
 export async function resumeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'resume');
+  const { values, positionals } = parseFlags(
+    argv,
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'resume',
+  );
   if (values.help) {
     process.stdout.write(`${RESUME_HELP}\n`);
     return 0;
@@ -32,8 +36,15 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     const provider = providerFor(spec, process.env);
     if (!provider.ok) throw new UsageError(provider.error);
     const done = events.filter((e): e is StoredEvent<'model.response'> => e.kind === 'model.response').length;
-    if (!values.json) process.stdout.write(`resuming run ${runId} (${done} model responses replayed from the log)\n`);
-    const result = await runInForeground({ store, spec, provider: provider.provider, json: values.json ?? false, resumed: true });
+    if (!values.json)
+      process.stdout.write(`resuming run ${runId} (${done} model responses replayed from the log)\n`);
+    const result = await runInForeground({
+      store,
+      spec,
+      provider: provider.provider,
+      json: values.json ?? false,
+      resumed: true,
+    });
     return exitCodeFor(result.status);
   });
 }

@@ -1,9 +1,9 @@
 import { loadConfig } from '../../core/config.js';
+import { exitCodeFor } from '../../swarm/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';
-import { exitCodeFor } from '../../swarm/summary.js';
 
 export const RUN_HELP = `colony run --goal TEXT [options]
 
@@ -51,7 +51,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${RUN_HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
+  if (positionals.length > 0)
+    throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
   if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
   const loaded = loadConfig({
     flags: {
@@ -71,7 +72,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     cwd: process.cwd(),
   });
   if (!loaded.ok) throw new UsageError(loaded.error);
-  const prepared = await prepareRun({ repo: values.repo ?? process.cwd(), goal: values.goal, config: loaded.config }, process.env);
+  const prepared = await prepareRun(
+    { repo: values.repo ?? process.cwd(), goal: values.goal, config: loaded.config },
+    process.env,
+  );
   if (prepared.dirty.length > 0) {
     process.stderr.write(
       `warning: ${prepared.dirty.length} uncommitted change(s) in ${prepared.spec.repo} are NOT included; the run starts from ${prepared.spec.baseRef} (${prepared.spec.baseCommit.slice(0, 10)})\n`,
@@ -79,8 +83,15 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   return withStore(async (store) => {
     await recordNewRun(store, prepared.spec);
-    if (!values.json) process.stdout.write(`run ${prepared.spec.runId} started (model ${prepared.spec.model})\n`);
-    const summary = await runInForeground({ store, spec: prepared.spec, provider: prepared.provider, json: values.json ?? false, resumed: false });
+    if (!values.json)
+      process.stdout.write(`run ${prepared.spec.runId} started (model ${prepared.spec.model})\n`);
+    const summary = await runInForeground({
+      store,
+      spec: prepared.spec,
+      provider: prepared.provider,
+      json: values.json ?? false,
+      resumed: false,
+    });
     return exitCodeFor(summary.status);
   });
 }

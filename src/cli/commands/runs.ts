@@ -28,7 +28,9 @@ export async function runsCommand(argv: string[]): Promise<number> {
     }
     for (const run of runs) {
       const goal = run.goal.length > 60 ? `${run.goal.slice(0, 57)}…` : run.goal;
-      process.stdout.write(`${run.runId}  ${run.status.padEnd(17)} ${run.topology.padEnd(6)} ${run.createdAt.slice(0, 19)}  ${goal}\n`);
+      process.stdout.write(
+        `${run.runId}  ${run.status.padEnd(17)} ${run.topology.padEnd(6)} ${run.createdAt.slice(0, 19)}  ${goal}\n`,
+      );
     }
     return 0;
   });

@@ -9,7 +9,11 @@ export const SHOW_HELP = `colony show RUN [--json]
 The run's summary and timeline (from the event log). Read-only: never resumes anything.`;
 
 export async function showCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'show');
+  const { values, positionals } = parseFlags(
+    argv,
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'show',
+  );
   if (values.help) {
     process.stdout.write(`${SHOW_HELP}\n`);
     return 0;

@@ -7,7 +7,11 @@ Re-checks the run's hash chain: every event's hash over its content and the prev
 gap-free sequence. Names the first broken event. Exit 0 when intact, 1 when broken.`;
 
 export async function verifyCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 'verify');
+  const { values, positionals } = parseFlags(
+    argv,
+    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'verify',
+  );
   if (values.help) {
     process.stdout.write(`${VERIFY_HELP}\n`);
     return 0;
@@ -20,7 +24,9 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     else if (result.ok) process.stdout.write(`run ${runId}: hash chain intact (${result.events} events)\n`);
     else {
       const cut = result.firstBreak;
-      process.stdout.write(`run ${runId}: hash chain BROKEN at event seq ${cut?.seq} (${cut?.reason.replaceAll('_', ' ')}); ${result.events} events checked\n`);
+      process.stdout.write(
+        `run ${runId}: hash chain BROKEN at event seq ${cut?.seq} (${cut?.reason.replaceAll('_', ' ')}); ${result.events} events checked\n`,
+      );
     }
     return result.ok ? 0 : 1;
   });

@@ -1,0 +1,52 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/core/config.js';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'colony-config-'));
+
+describe('loadConfig', () => {
+  it('applies flags over environment over config file over defaults', () => {
+    const cwd = dir();
+    writeFileSync(
+      join(cwd, 'colony.json'),
+      JSON.stringify({ model: 'from-file', maxSteps: 7, budgetUsd: 3, verify: 'make test' }),
+    );
+    const result = loadConfig({ flags: { model: 'from-flag' }, env: { COLONY_MAX_STEPS: '9' }, cwd });
+    expect(result.ok && result.config).toMatchObject({
+      model: 'from-flag',
+      maxSteps: 9,
+      budgetUsd: 3,
+      verify: 'make test',
+      profile: 'coder',
+    });
+    expect(result.ok && result.source).toBe(join(cwd, 'colony.json'));
+  });
+
+  it('uses defaults without a config file', () => {
+    const result = loadConfig({ flags: {}, env: {}, cwd: dir() });
+    expect(result.ok && result.config.maxSteps).toBe(100);
+  });
+
+  it('reports a missing explicit config file, bad JSON and invalid values clearly', () => {
+    const cwd = dir();
+    const missing = loadConfig({ flags: {}, env: {}, cwd, configFile: 'nope.json' });
+    expect(missing.ok).toBe(false);
+    expect(!missing.ok && missing.error).toMatch(/config file not found: .*nope\.json/);
+
+    writeFileSync(join(cwd, 'bad.json'), '{ "model": ');
+    const bad = loadConfig({ flags: {}, env: {}, cwd, configFile: 'bad.json' });
+    expect(!bad.ok && bad.error).toMatch(/not valid JSON/);
+
+    writeFileSync(join(cwd, 'colony.json'), JSON.stringify({ maxSteps: -1, colour: 'blue' }));
+    const invalid = loadConfig({ flags: {}, env: {}, cwd });
+    expect(!invalid.ok && invalid.error).toMatch(/maxSteps/);
+    expect(!invalid.ok && invalid.error).toMatch(/colour/);
+  });
+
+  it('rejects a non-numeric environment value', () => {
+    const result = loadConfig({ flags: {}, env: { COLONY_BUDGET_USD: 'lots' }, cwd: dir() });
+    expect(!result.ok && result.error).toMatch(/budgetUsd/);
+  });
+});
