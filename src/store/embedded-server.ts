@@ -282,6 +282,7 @@ async function ensureRunning(
   user: PgOsUser | null,
   superPassword: string,
   othersLive: number,
+  crashedClients: number[],
   say: Say,
 ): Promise<{ port: number; mode: EmbeddedServer['mode'] }> {
   let cold = false;
@@ -306,12 +307,13 @@ async function ensureRunning(
     const error = answer.state === 'ok' ? null : answer.error;
     if (!error) {
       if (othersLive === 0) {
+        // Name the registered clients that died without unregistering; else whoever started it.
         const starter = describeStarter(paths);
-        if (starter !== process.pid) {
-          say(
-            `colony: adopted the embedded Postgres (pid ${pm.pid}) left running by crashed process ${starter ?? 'unknown'}`,
-          );
-        }
+        const crashed = crashedClients.length > 0 ? crashedClients.join(', ') : String(starter ?? 'unknown');
+        const plural = crashedClients.length > 1 ? 'processes' : 'process';
+        say(
+          `colony: adopted the embedded Postgres (pid ${pm.pid}) left running by crashed ${plural} ${crashed}`,
+        );
         writeFileSync(
           paths.server,
           JSON.stringify({ startedBy: formatIdentity(processIdentity()), port: pm.port }),
@@ -394,7 +396,14 @@ export async function acquireEmbeddedServer(home: string, say: Say): Promise<Acq
       installExitHook();
       let result: { port: number; mode: EmbeddedServer['mode'] };
       try {
-        result = await ensureRunning(paths, user, superPassword, scan.live.length, say);
+        result = await ensureRunning(
+          paths,
+          user,
+          superPassword,
+          scan.live.length,
+          scan.dead.map((d) => d.pid),
+          say,
+        );
         // Whoever started or adopted the server has set up the database and role already.
         if (result.mode !== 'connected') await ensureDatabaseAndRole(result.port, superPassword, appPassword);
       } catch (err) {

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import {
   formatIdentity,
   isProcessAlive,
@@ -50,8 +50,10 @@ function tryOnce(path: string): Attempt {
     return { ok: false, holder: null }; // Released between our open and read: retry.
   }
   const holder = parseIdentity(content);
-  // An empty file is a holder that has not written its pid yet; treat as live unless it stays empty.
-  if (holder && !isProcessAlive(holder.pid, holder.start)) {
+  // An empty file is a holder that has not written its pid yet: live, unless it stays empty (the
+  // holder died between create and write).
+  const stale = holder ? !isProcessAlive(holder.pid, holder.start) : Date.now() - mtimeMs(path) > 5000;
+  if (stale) {
     // Re-read right before unlinking so we do not remove a lock a third process just took.
     try {
       if (readFileSync(path, 'utf8') === content) unlinkSync(path);
@@ -61,6 +63,14 @@ function tryOnce(path: string): Attempt {
     return { ok: false, holder: null };
   }
   return { ok: false, holder: holder?.pid ?? null };
+}
+
+function mtimeMs(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now();
+  }
 }
 
 function timeoutError(path: string, holder: number | null, timeoutMs: number): string {

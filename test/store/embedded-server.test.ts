@@ -77,18 +77,21 @@ describe.skipIf(Boolean(process.env.COLONY_DATABASE_URL))('shared embedded serve
     await c.send('close');
   });
 
-  it('adopts a server left running by a crashed process, saying so', async () => {
+  it('adopts a server left running by a crashed process, naming that process', async () => {
+    const starter = child();
     const a = child();
+    await starter.send('open');
     await a.send('open');
+    await starter.send('close'); // clean exit: a still uses the server
     const pid = postmasterPid();
     a.proc.kill('SIGKILL');
     await a.exited;
-    expect(isProcessAlive(pid!)).toBe(true); // detached: survives its starter
+    expect(isProcessAlive(pid!)).toBe(true); // detached: survives its users
 
     const b = child();
     expect((await b.send('open')).opened).toMatchObject({ mode: 'adopted' });
     expect(postmasterPid()).toBe(pid);
-    expect(b.stderr()).toContain(`left running by crashed process ${a.proc.pid}`);
+    expect(b.stderr()).toContain(`left running by crashed process ${a.proc.pid}\n`);
     expect(existsSync(join(paths.clients, String(a.proc.pid)))).toBe(false); // pruned
     await b.send('close');
     expect(await waitUntil(() => !isProcessAlive(pid!))).toBe(true);
