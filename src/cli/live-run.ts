@@ -44,6 +44,9 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
     }
   };
   try {
+    // A new run's first events (run.started) were written before execution began: show them too.
+    if (!options.resumed)
+      for (const event of await options.store.log.read(options.spec.runId)) onEvent(event);
     const result = await executeRun({
       store: options.store,
       spec: options.spec,

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { colony } from '../helpers/cli.js';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-const nodeTests = (cwd: string) => spawnSync(process.execPath, ['--test', 'test/'], { cwd, encoding: 'utf8' });
+const nodeTests = (cwd: string) =>
+  spawnSync(process.execPath, ['--test', 'test/'], { cwd, encoding: 'utf8' });
 
 describe('colony demo', () => {
   it('fixes the example repository on colony/<run-id> and leaves the repository itself untouched', async () => {
