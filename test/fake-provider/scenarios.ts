@@ -1,5 +1,6 @@
 /** Named policies for the fake provider process (`--scenario NAME`). Stateless per request. */
 import type { ScriptedPolicy } from '../../src/model/providers/scripted.js';
+import { durabilityPolicy } from './scenarios-durability.js';
 
 /** `steps` turns each calling `ls {}`, then a final answer; driven by the tool results in the request. */
 export function fanoutPolicy(steps = 5): ScriptedPolicy {
@@ -13,6 +14,7 @@ export function fanoutPolicy(steps = 5): ScriptedPolicy {
 
 export const scenarios: Record<string, ScriptedPolicy> = {
   fanout: fanoutPolicy(5),
+  durability: durabilityPolicy,
   /** Answers every request with a short text. */
   echo: (request) => {
     const last = request.messages[request.messages.length - 1];

@@ -1,0 +1,108 @@
+/**
+ * The crash-durability scenario (`--scenario durability`): a coder agent on the small repository of
+ * `durabilityRepoFiles()` making 10 steps that mix a sizeable `write` (so a kill can land mid-write),
+ * slow `bash` commands that append to a file (mid-bash kills), `edit`s, a response with two tool
+ * calls, and a long final answer (several stream frames).
+ *
+ * Stateless and deterministic: the next turn depends only on the number of model responses already
+ * in the request, and tool call ids are derived from the step, so an uninterrupted run and a run
+ * recovered after kills send byte-identical requests when their conversations are identical.
+ */
+import type { ScriptedPolicy, ScriptedTurn } from '../../src/model/providers/scripted.js';
+import type { Message } from '../../src/model/types.js';
+
+/** Files of the repository the scenario works on (path → content). */
+export function durabilityRepoFiles(): Record<string, string> {
+  return {
+    'README.md': '# ledger\n\nA tiny ledger used by the crash-durability test.\n',
+    'src/ledger.js':
+      'export function total(entries) {\n  let sum = 0;\n  for (const e of entries) sum += e.amount;\n  return sum;\n}\n',
+    'notes.md': '# Notes\n\nstatus: draft\n',
+  };
+}
+
+/** Deterministic filler of about `bytes` characters (a table of numbered rows). */
+export function bigFileContent(bytes = 120_000): string {
+  const rows: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const row = `row ${String(i).padStart(6, '0')}: ${((i * 2654435761) % 4294967296).toString(16).padStart(8, '0')} lorem ipsum dolor sit amet\n`;
+    rows.push(row);
+    size += row.length;
+  }
+  return rows.join('');
+}
+
+type Call = { name: string; arguments: Record<string, unknown> };
+
+const STEPS: Array<{ text: string; calls: Call[] }> = [
+  { text: 'I will start by generating the data table.', calls: [{ name: 'write', arguments: { path: 'data/table.txt', content: bigFileContent() } }] },
+  { text: 'Recording progress.', calls: [{ name: 'bash', arguments: { command: 'sleep 0.3 && echo step-one >> log.txt' } }] },
+  {
+    text: 'Adding an average function.',
+    calls: [
+      {
+        name: 'edit',
+        arguments: {
+          path: 'src/ledger.js',
+          old: '  return sum;\n}\n',
+          new: '  return sum;\n}\n\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
+        },
+      },
+    ],
+  },
+  { text: 'Checking the table and logging.', calls: [{ name: 'bash', arguments: { command: 'sleep 0.4 && wc -l < data/table.txt && echo step-two >> log.txt' } }] },
+  {
+    text: 'Writing a helper module.',
+    calls: [{ name: 'write', arguments: { path: 'src/format.js', content: 'export function money(n) {\n  return `$${n.toFixed(2)}`;\n}\n' } }],
+  },
+  {
+    text: 'Updating the notes and logging, in one go.',
+    calls: [
+      { name: 'edit', arguments: { path: 'notes.md', old: 'status: draft', new: 'status: reviewed' } },
+      { name: 'bash', arguments: { command: 'sleep 0.3 && echo step-three >> log.txt' } },
+    ],
+  },
+  {
+    text: 'Importing the helper.',
+    calls: [
+      {
+        name: 'edit',
+        arguments: { path: 'src/ledger.js', old: 'export function total', new: "import { money } from './format.js';\n\nexport { money };\n\nexport function total" },
+      },
+    ],
+  },
+  { text: 'Final progress entry.', calls: [{ name: 'bash', arguments: { command: 'sleep 0.2 && echo step-four >> log.txt && cat log.txt' } }] },
+  { text: 'Checking the module parses.', calls: [{ name: 'bash', arguments: { command: 'node --check src/ledger.js && echo ok' } }] },
+];
+
+/** The long final answer (streamed as several frames). */
+export const DURABILITY_FINAL_TEXT = `Done. ${'I generated data/table.txt, added average() and a money() helper, updated the notes and kept a progress log. '.repeat(4)}`;
+
+export const durabilityPolicy: ScriptedPolicy = (request) => {
+  const step = nextStep(request.messages);
+  const planned = STEPS[step];
+  if (!planned) return { text: DURABILITY_FINAL_TEXT };
+  const turn: ScriptedTurn = {
+    text: planned.text,
+    toolCalls: planned.calls.map((call, i) => ({ id: `dur_${step}_${i}`, name: call.name, arguments: call.arguments })),
+  };
+  return turn;
+};
+
+/**
+ * The step to play next: one after the step whose tool call ids the last assistant message carries
+ * (counting assistant messages would go wrong once older turns are compacted away).
+ */
+function nextStep(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m?.role !== 'assistant') continue;
+    const match = /^dur_(\d+)_/.exec(m.toolCalls[0]?.id ?? '');
+    return match ? Number(match[1]) + 1 : STEPS.length;
+  }
+  return 0;
+}
+
+/** Model responses in an uninterrupted run (tool steps plus the final answer). */
+export const DURABILITY_MODEL_CALLS = STEPS.length + 1;
