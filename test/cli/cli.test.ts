@@ -208,3 +208,52 @@ describe('colony run against a real HTTP provider', () => {
     expect(lastJsonLine(r.stdout)).toMatchObject({ status: 'failed' });
   });
 });
+
+describe('colony run: Ctrl-C', () => {
+  it('stops gracefully on SIGINT with status stopped and keeps the work so far', async () => {
+    const { spawn } = await import('node:child_process');
+    const { COLONY_BIN } = await import('../helpers/cli.js');
+    const slow = await startFakeProvider({
+      policy: () => ({ toolCalls: [{ name: 'ls', arguments: {} }] }),
+      latencyMs: 400,
+    });
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          COLONY_BIN,
+          'run',
+          '--repo',
+          makeRepo(),
+          '--goal',
+          'loop',
+          '--model',
+          'openai-chat:fake-model',
+          '--base-url',
+          slow.url,
+          '--json',
+        ],
+        { env: { ...process.env, ...noKeys } },
+      );
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      // Interrupt once the agent has made a couple of steps.
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          if ((stdout.match(/"kind":"model.response"/g) ?? []).length >= 2) {
+            clearInterval(timer);
+            resolve();
+          }
+        }, 50);
+      });
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(1);
+      expect(lastJsonLine(stdout)).toMatchObject({ status: 'stopped' });
+    } finally {
+      await slow.close();
+    }
+  });
+});
