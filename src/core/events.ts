@@ -75,7 +75,26 @@ export interface EventPayloads {
   };
   'result.fetched': { branch: string; commit: string; repo: string };
   warning: { message: string };
+
+  // Coordination (shared context, messages, claims) — see docs/coordination.md.
+  'context.posted': { id: number; kind: ContextKind; summary: string; scope: string[] | null; hasDetail: boolean };
+  'message.sent': { id: number; to: string | null; channel: string | null; text: string };
+  /** A direct message injected into the receiver's next model request (the interrupt). */
+  'message.delivered': { ids: number[]; via: 'interrupt' | 'message_read' | 'context_read' };
+  'claim.granted': { claimId: number; scope: string; summary: string; leaseMs: number };
+  'claim.conflict': { scope: string; holder: string; holderScope: string; heldMs: number };
+  'claim.released': { claimId: number; scope: string; outcome: string };
+  'claim.expired': { claimId: number; scope: string; holder: string; heldMs: number };
+
+  // Integration queue — see docs/integration.md.
+  'merge.requested': { mr: number; branch: string; commit: string; note: string };
+  'merge.landed': { mr: number; commit: string; mainBefore: string; batch: number[] };
+  'merge.rejected': { mr: number; reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error'; files: string[]; output: string };
+  'merge.awaiting_approval': { mr: number; commit: string };
+  'workspace.synced': { branch: string; main: string; landedSince: number; conflicts: string[] };
 }
+
+export type ContextKind = 'OBSERVED' | 'FACT' | 'FAIL' | 'CLAIM' | 'PATCH';
 
 export type EventKind = keyof EventPayloads;
 
