@@ -52,6 +52,8 @@ export interface Colony {
   child: ChildProcess;
   /** Every stdout line so far. */
   lines: string[];
+  /** Calls `listener` with every stdout line from now on. */
+  onLine(listener: (line: string) => void): void;
   stderr(): string;
   /** Resolves with the first `runId` seen in a JSON line on stdout (null if the process ended first). */
   runId: Promise<string | null>;
@@ -60,8 +62,13 @@ export interface Colony {
 }
 
 export function startColony(args: string[], env: NodeJS.ProcessEnv = cliEnv()): Colony {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
+  const listeners: Array<(line: string) => void> = [];
   let err = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
@@ -73,6 +80,7 @@ export function startColony(args: string[], env: NodeJS.ProcessEnv = cliEnv()): 
   });
   createInterface({ input: child.stdout! }).on('line', (line) => {
     lines.push(line);
+    for (const listener of listeners) listener(line);
     if (!line.startsWith('{')) return;
     try {
       const parsed = JSON.parse(line) as { runId?: unknown };
@@ -87,11 +95,13 @@ export function startColony(args: string[], env: NodeJS.ProcessEnv = cliEnv()): 
       resolve({ code, signal });
     });
   });
-  return { child, lines, stderr: () => err, runId, exited };
+  return { child, lines, onLine: (listener) => listeners.push(listener), stderr: () => err, runId, exited };
 }
 
 /** Runs a CLI command to completion. */
-export async function colony(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function colony(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const c = startColony(args);
   const { code } = await c.exited;
   return { code, stdout: c.lines.join('\n'), stderr: c.stderr() };
@@ -102,11 +112,58 @@ export async function colony(args: string[]): Promise<{ code: number | null; std
  * landed (the process was still running), false when it finished first.
  */
 export async function killAfter(c: Colony, afterMs: number): Promise<boolean> {
-  const winner = await Promise.race([c.exited.then(() => 'exited' as const), sleep(afterMs).then(() => 'timer' as const)]);
+  const winner = await Promise.race([
+    c.exited.then(() => 'exited' as const),
+    sleep(afterMs).then(() => 'timer' as const),
+  ]);
   if (winner === 'exited') return false;
   c.child.kill('SIGKILL');
   const { signal } = await c.exited;
   return signal === 'SIGKILL';
+}
+
+/** An event line of `--json` output, as far as the kill triggers need it. */
+export interface EventLine {
+  kind: string;
+  step?: number;
+  name?: string;
+}
+
+export function parseEventLine(line: string): EventLine | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    const e = JSON.parse(line) as { kind?: unknown; data?: { step?: unknown; name?: unknown } };
+    if (typeof e.kind !== 'string') return null;
+    return {
+      kind: e.kind,
+      step: typeof e.data?.step === 'number' ? e.data.step : undefined,
+      name: typeof e.data?.name === 'string' ? e.data.name : undefined,
+    };
+  } catch {
+    return null; // a line cut short by a kill
+  }
+}
+
+/**
+ * SIGKILLs the process `delayMs` after it prints an event matching `match` (e.g. 100 ms into a
+ * `bash` call), unless it exits first. Returns true when the kill landed.
+ */
+export async function killWhen(
+  c: Colony,
+  match: (event: EventLine) => boolean,
+  delayMs: number,
+): Promise<boolean> {
+  const seen = new Promise<'seen'>((resolve) => {
+    const check = (line: string): void => {
+      const event = parseEventLine(line);
+      if (event && match(event)) resolve('seen');
+    };
+    for (const line of c.lines) check(line);
+    c.onLine(check);
+  });
+  const winner = await Promise.race([c.exited.then(() => 'exited' as const), seen]);
+  if (winner === 'exited') return false;
+  return killAfter(c, delayMs);
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -2,35 +2,53 @@
  * Crash durability: `kill -9` of `colony run` / `colony resume` at seeded random moments, then
  * `colony resume` until a resume finishes. The run must end as an uninterrupted run does (same result
  * diff, succeeded, intact hash chain) without repeating completed model calls: the fake provider may
- * serve a request twice only when a kill landed while it was in flight.
+ * serve a request twice only when a kill landed while it was in flight. Read-only commands on an
+ * interrupted run never call the model, and `colony resume` refuses a run whose process is alive.
  *
  * Replay a failure with DURABILITY_SEED=<seed printed in the failure>.
  */
 import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { durabilityPolicy, durabilityRepoFiles } from '../fake-provider/scenarios-durability.js';
+import {
+  type BashEffects,
+  createDurabilityPolicy,
+  durabilityRepoFiles,
+} from '../fake-provider/scenarios-durability.js';
 import { type FakeProvider, type FakeStats, startFakeProvider } from '../fake-provider/server.js';
 import {
   type Colony,
   colony,
+  type EventLine,
   ensureBuilt,
   killAfter,
+  killWhen,
   makeRepo,
+  parseEventLine,
   repeatedServes,
   resultDiff,
   seededRandom,
+  sleep,
   startColony,
 } from './harness.js';
 
 const LATENCY_MS = 150;
 const STREAM_FRAME_DELAY_MS = 25;
-const GOAL = 'Generate the data table, add average() and a money() helper, update the notes, keep a progress log.';
+const GOAL =
+  'Generate the data table, add average() and a money() helper, update the notes, keep a progress log.';
 const VERIFY = 'node --check src/ledger.js';
-/** Kills to land in total, and the most kills aimed at one run. */
-const MIN_KILLS = 22;
+/** Kills to land in total (aimed and random), and the most random kills aimed at one run. */
+const MIN_KILLS = 20;
 const MAX_KILLS_PER_RUN = 4;
-const MAX_CRASH_RUNS = 12;
+const MAX_RANDOM_RUNS = 12;
 const SEED = Number(process.env.DURABILITY_SEED ?? 20_260_214);
+/**
+ * KNOWN BUG (see the durability report): a `bash` command running when the process is killed
+ * survives as an orphan (its own process group) and finishes, and `colony resume` then runs it again,
+ * so a non-idempotent command (`echo x >> log.txt`) takes effect twice. Until that is fixed, the
+ * random-kill test uses idempotent commands and the appending case is an expected failure. Flip this
+ * when in-flight commands take effect exactly once.
+ */
+const BASH_EXACTLY_ONCE = false;
 
 interface Baseline {
   stream: boolean;
@@ -42,31 +60,41 @@ interface Baseline {
 
 const fakes: FakeProvider[] = [];
 
-function startFake(): Promise<FakeProvider> {
-  return startFakeProvider({ policy: durabilityPolicy, latencyMs: LATENCY_MS, streamFrameDelayMs: STREAM_FRAME_DELAY_MS, record: false }).then(
-    (fake) => {
-      fakes.push(fake);
-      return fake;
-    },
-  );
+function startFake(effects: BashEffects): Promise<FakeProvider> {
+  return startFakeProvider({
+    policy: createDurabilityPolicy(effects),
+    latencyMs: LATENCY_MS,
+    streamFrameDelayMs: STREAM_FRAME_DELAY_MS,
+    record: false,
+  }).then((fake) => {
+    fakes.push(fake);
+    return fake;
+  });
 }
 
 function runArgs(repo: string, fakeUrl: string, stream: boolean): string[] {
-  const args = ['run', '--repo', repo, '--goal', GOAL, '--model', 'openai-chat:fake', '--base-url', fakeUrl, '--verify', VERIFY, '--json'];
+  const args = [
+    'run',
+    '--repo',
+    repo,
+    '--goal',
+    GOAL,
+    '--model',
+    'openai-chat:fake',
+    '--base-url',
+    fakeUrl,
+    '--verify',
+    VERIFY,
+    '--json',
+  ];
   return stream ? [...args, '--stream'] : args;
 }
 
-/** The last JSON line the process printed (what it was doing when it died), shortened. */
+/** The last event the process printed (what it was doing when it died). */
 function lastActivity(c: Colony): string {
   for (let i = c.lines.length - 1; i >= 0; i--) {
-    const line = c.lines[i] ?? '';
-    if (!line.startsWith('{')) continue;
-    try {
-      const e = JSON.parse(line) as { kind?: string; data?: { step?: number; name?: string } };
-      if (e.kind) return `${e.kind}${e.data?.step !== undefined ? ` step ${e.data.step}` : ''}${e.data?.name ? ` ${e.data.name}` : ''}`;
-    } catch {
-      // a partial line cut by the kill
-    }
+    const e = parseEventLine(c.lines[i] ?? '');
+    if (e) return `${e.kind}${e.step !== undefined ? ` step ${e.step}` : ''}${e.name ? ` ${e.name}` : ''}`;
   }
   return '(nothing printed yet)';
 }
@@ -80,8 +108,8 @@ async function runForRepo(repo: string): Promise<string | null> {
   return runs.find((r) => r.repo === repo || r.repo === real)?.runId ?? null;
 }
 
-async function baselineRun(stream: boolean): Promise<Baseline> {
-  const fake = await startFake();
+async function baselineRun(stream: boolean, effects: BashEffects): Promise<Baseline> {
+  const fake = await startFake(effects);
   const repo = await makeRepo(durabilityRepoFiles());
   const started = performance.now();
   const c = startColony(runArgs(repo.dir, fake.url, stream));
@@ -92,7 +120,13 @@ async function baselineRun(stream: boolean): Promise<Baseline> {
   expect(runId).toBeTruthy();
   const summary = JSON.parse(c.lines[c.lines.length - 1] ?? '{}') as { status?: string };
   expect(summary.status).toBe('succeeded');
-  return { stream, runId: runId!, diff: await resultDiff(repo.dir, repo.base, runId!), stats: fake.stats(), durationMs };
+  return {
+    stream,
+    runId: runId!,
+    diff: await resultDiff(repo.dir, repo.base, runId!),
+    stats: fake.stats(),
+    durationMs,
+  };
 }
 
 interface CrashOutcome {
@@ -106,9 +140,16 @@ interface CrashOutcome {
   stats: FakeStats;
 }
 
+/** When to kill a process: a time after its start, or a delay after it prints a matching event. */
+type Kill = { afterMs: number } | { on: (event: EventLine) => boolean; delayMs: number; label: string };
+
+function describeKill(kill: Kill): string {
+  return 'afterMs' in kill ? `${Math.round(kill.afterMs)}ms` : kill.label;
+}
+
 /** One run under fire: `run`, killed; then `resume`s, each maybe killed; the last resume runs to the end. */
-async function crashRun(stream: boolean, killTimes: number[]): Promise<CrashOutcome> {
-  const fake = await startFake();
+async function crashRun(stream: boolean, effects: BashEffects, killPlan: Kill[]): Promise<CrashOutcome> {
+  const fake = await startFake(effects);
   const repo = await makeRepo(durabilityRepoFiles());
   let runId: string | null = null;
   let kills = 0;
@@ -116,15 +157,18 @@ async function crashRun(stream: boolean, killTimes: number[]): Promise<CrashOutc
   let last: Colony | null = null;
   let lastCode: number | null = null;
   for (let attempt = 0; ; attempt++) {
-    const killAt = killTimes[attempt];
-    const c = runId ? startColony(['resume', runId, '--json']) : startColony(runArgs(repo.dir, fake.url, stream));
+    const kill = killPlan[attempt];
+    const c: Colony = runId
+      ? startColony(['resume', runId, '--json'])
+      : startColony(runArgs(repo.dir, fake.url, stream));
     last = c;
-    if (killAt === undefined) {
+    if (kill === undefined) {
       lastCode = (await c.exited).code;
       runId ??= await c.runId;
       break;
     }
-    const killed = await killAfter(c, killAt);
+    const killed =
+      'afterMs' in kill ? await killAfter(c, kill.afterMs) : await killWhen(c, kill.on, kill.delayMs);
     runId ??= (await c.runId) ?? (await runForRepo(repo.dir));
     if (!killed) {
       lastCode = (await c.exited).code;
@@ -133,7 +177,7 @@ async function crashRun(stream: boolean, killTimes: number[]): Promise<CrashOutc
     // A kill before the run was even recorded tests nothing; it does not count.
     if (runId) {
       kills++;
-      killedDuring.push(`${Math.round(killAt)}ms: ${lastActivity(c)}`);
+      killedDuring.push(`${describeKill(kill)}: ${lastActivity(c)}`);
     }
   }
   expect(runId, 'the run was never created').toBeTruthy();
@@ -143,9 +187,13 @@ async function crashRun(stream: boolean, killTimes: number[]): Promise<CrashOutc
   try {
     finalSummary = JSON.parse(summaryLine) as { status?: string };
   } catch {
-    finalSummary = { status: `unparsable last line: ${summaryLine.slice(0, 200)} / stderr: ${last?.stderr()}` };
+    finalSummary = {
+      status: `unparsable last line: ${summaryLine.slice(0, 200)} / stderr: ${last?.stderr()}`,
+    };
   }
-  const diff = await resultDiff(repo.dir, repo.base, id).catch((err: Error) => `no result branch: ${err.message}`);
+  const diff = await resultDiff(repo.dir, repo.base, id).catch(
+    (err: Error) => `no result branch: ${err.message}`,
+  );
   return { runId: id, kills, killedDuring, finalCode: lastCode, finalSummary, diff, stats: fake.stats() };
 }
 
@@ -157,63 +205,186 @@ afterAll(async () => {
   await Promise.all(fakes.map((fake) => fake.close()));
 });
 
+/** What differs between a crash run and the uninterrupted run of the same mode (empty: nothing). */
+async function compare(out: CrashOutcome, baseline: Baseline, tag: string): Promise<string[]> {
+  const problems: string[] = [];
+  if (out.finalCode !== 0 || out.finalSummary.status !== 'succeeded') {
+    problems.push(`${tag}: final exit ${out.finalCode}, status ${out.finalSummary.status}`);
+  }
+  if (out.diff !== baseline.diff) {
+    problems.push(
+      `${tag}: result diff differs from the uninterrupted run's\n${diffHint(baseline.diff, out.diff)}`,
+    );
+  }
+  const repeated = repeatedServes(out.stats);
+  if (repeated > out.kills) {
+    problems.push(
+      `${tag}: ${repeated} model requests served again, more than the ${out.kills} kill(s) can explain: ${JSON.stringify(out.stats.byKey)}`,
+    );
+  }
+  const baseKeys = Object.keys(baseline.stats.byKey).sort();
+  const keys = Object.keys(out.stats.byKey).sort();
+  if (JSON.stringify(keys) !== JSON.stringify(baseKeys)) {
+    const extra = keys.filter((k) => !baseline.stats.byKey[k]).length;
+    const missing = baseKeys.filter((k) => !out.stats.byKey[k]).length;
+    problems.push(
+      `${tag}: the conversation diverged from the uninterrupted run's (requests not in it: ${extra}, its requests never made: ${missing})`,
+    );
+  }
+  const verified = await colony(['verify', out.runId]);
+  if (verified.code !== 0) {
+    problems.push(`${tag}: colony verify exited ${verified.code}: ${verified.stdout} ${verified.stderr}`);
+  }
+  return problems;
+}
+
+function tagOf(label: string, out: CrashOutcome, stream: boolean): string {
+  return `${label} (${out.runId}, ${stream ? 'stream' : 'no stream'}, ${out.kills} kills: ${out.killedDuring.join('; ')})`;
+}
+
+const at = (kind: string, step: number, name: string | undefined, delayMs: number, what: string): Kill => ({
+  on: (e) => e.kind === kind && e.step === step && (name === undefined || e.name === name),
+  delayMs,
+  label: what,
+});
+
+/**
+ * Aimed kills for the moments random ones rarely hit. Steps count model responses: steps 2, 6 and 8
+ * run `sleep 0.2–0.3 && <log a line>` (step 6 as the second call of a response, after an edit),
+ * step 5 writes a file, step 10 is the final answer.
+ */
+const MID_BASH: Kill[] = [
+  at('tool.started', 2, 'bash', 120, 'mid-bash step 2'),
+  at('tool.started', 6, 'bash', 100, 'mid-bash step 6 (second call of a response)'),
+  at('tool.started', 8, 'bash', 60, 'mid-bash step 8'),
+];
+const MID_STREAM_WRITE_FINALIZE: Kill[] = [
+  at('tool.finished', 1, 'write', LATENCY_MS + 2 * STREAM_FRAME_DELAY_MS, 'mid-stream of request 2'),
+  at('tool.started', 5, 'write', 0, 'mid-write step 5'),
+  at('tool.finished', 9, 'bash', LATENCY_MS + 2 * STREAM_FRAME_DELAY_MS, 'mid-stream of the final answer'),
+  at('agent.finished', 10, undefined, 0, 'finalize (commit, verify, fetch)'),
+];
+
+const knownBug = BASH_EXACTLY_ONCE ? it : it.fails;
+const effects: BashEffects = BASH_EXACTLY_ONCE ? 'append' : 'overwrite';
+
 describe('kill -9 at random points, then colony resume', () => {
-  it(
-    'finishes every run with the uninterrupted diff, serving each model request once except those in flight at a kill',
+  it('finishes every run with the uninterrupted diff, serving each model request once except those in flight at a kill', async () => {
+    // One after the other: two first-ever DBOS launches at once can deadlock (see the report).
+    const plain = await baselineRun(false, effects);
+    const streamed = await baselineRun(true, effects);
+    // The same policy, streamed or not, does the same work.
+    expect(streamed.diff).toBe(plain.diff);
+    for (const b of [plain, streamed]) {
+      expect(Object.values(b.stats.byKey).every((n) => n === 1)).toBe(true);
+      expect(b.stats.requests).toBe(Object.keys(b.stats.byKey).length);
+    }
+    const span = Math.max(plain.durationMs, streamed.durationMs);
+
+    const random = seededRandom(SEED);
+    const aimed = [
+      { stream: false, kills: MID_BASH },
+      { stream: true, kills: MID_STREAM_WRITE_FINALIZE },
+    ];
+    let totalKills = 0;
+    const problems: string[] = [];
+    const report: string[] = [];
+    const runIds: string[] = [];
+    for (let n = 0; n < aimed.length + MAX_RANDOM_RUNS && totalKills < MIN_KILLS; n++) {
+      const plan = aimed[n] ?? {
+        stream: n % 2 === 1,
+        kills: Array.from({ length: MAX_KILLS_PER_RUN }, () => ({ afterMs: random() * span })),
+      };
+      const out = await crashRun(plan.stream, effects, plan.kills);
+      runIds.push(out.runId);
+      totalKills += out.kills;
+      const tag = tagOf(`seed ${SEED} crash run ${n}`, out, plan.stream);
+      report.push(tag);
+      problems.push(...(await compare(out, plan.stream ? streamed : plain, tag)));
+    }
+    process.stderr.write(
+      `[durability] ${totalKills} kills over ${report.length} runs (baseline ${Math.round(span)} ms)\n${report.join('\n')}\n`,
+    );
+    expect(problems, problems.join('\n\n')).toEqual([]);
+    expect(totalKills).toBeGreaterThanOrEqual(MIN_KILLS);
+
+    const listed = await colony(['runs', '--json', '--limit', '500']);
+    const runs = JSON.parse(listed.stdout) as Array<{ runId: string; status: string }>;
+    const ours = runs.filter((r) => runIds.includes(r.runId));
+    expect(ours.map((r) => r.runId).sort()).toEqual([...runIds].sort());
+    expect(ours.filter((r) => r.status !== 'succeeded')).toEqual([]);
+  }, 600_000);
+
+  knownBug(
+    'a non-idempotent bash command interrupted by a kill takes effect once (KNOWN BUG: orphaned command + re-run)',
     async () => {
-      // One after the other: two first-ever DBOS launches at once can deadlock (see the report).
-      const plain = await baselineRun(false);
-      const streamed = await baselineRun(true);
-      // The same policy, streamed or not, does the same work.
-      expect(streamed.diff).toBe(plain.diff);
-      for (const b of [plain, streamed]) {
-        expect(Object.values(b.stats.byKey).every((n) => n === 1)).toBe(true);
-        expect(b.stats.requests).toBe(Object.keys(b.stats.byKey).length);
-      }
-      const span = Math.max(plain.durationMs, streamed.durationMs);
-
-      const random = seededRandom(SEED);
-      let totalKills = 0;
-      const problems: string[] = [];
-      const report: string[] = [];
-      for (let n = 0; n < MAX_CRASH_RUNS && totalKills < MIN_KILLS; n++) {
-        const stream = n % 2 === 1;
-        const baseline = stream ? streamed : plain;
-        const killTimes = Array.from({ length: MAX_KILLS_PER_RUN }, () => random() * span);
-        const out = await crashRun(stream, killTimes);
-        totalKills += out.kills;
-        const tag = `seed ${SEED} crash run ${n} (${out.runId}, ${stream ? 'stream' : 'no stream'}, ${out.kills} kills: ${out.killedDuring.join('; ')})`;
-        report.push(tag);
-
-        if (out.finalCode !== 0 || out.finalSummary.status !== 'succeeded') {
-          problems.push(`${tag}: final exit ${out.finalCode}, status ${out.finalSummary.status}`);
-        }
-        if (out.diff !== plain.diff) problems.push(`${tag}: result diff differs from the uninterrupted run's\n${diffHint(plain.diff, out.diff)}`);
-        const repeated = repeatedServes(out.stats);
-        if (repeated > out.kills) {
-          problems.push(`${tag}: ${repeated} model requests served again, more than the ${out.kills} kill(s) can explain: ${JSON.stringify(out.stats.byKey)}`);
-        }
-        const baseKeys = Object.keys(baseline.stats.byKey).sort();
-        const keys = Object.keys(out.stats.byKey).sort();
-        if (JSON.stringify(keys) !== JSON.stringify(baseKeys)) {
-          const extra = keys.filter((k) => !baseline.stats.byKey[k]);
-          const missing = baseKeys.filter((k) => !out.stats.byKey[k]);
-          problems.push(`${tag}: the conversation diverged from the uninterrupted run's (requests not in it: ${extra.length}, its requests never made: ${missing.length})`);
-        }
-        const verified = await colony(['verify', out.runId]);
-        if (verified.code !== 0) problems.push(`${tag}: colony verify exited ${verified.code}: ${verified.stdout} ${verified.stderr}`);
-      }
-      process.stderr.write(`[durability] ${totalKills} kills over ${report.length} runs (baseline ${Math.round(span)} ms)\n${report.join('\n')}\n`);
+      const baseline = await baselineRun(false, 'append');
+      const out = await crashRun(false, 'append', MID_BASH);
+      expect(out.kills).toBe(MID_BASH.length);
+      const problems = await compare(out, baseline, tagOf('appending bash, killed mid-command', out, false));
       expect(problems, problems.join('\n\n')).toEqual([]);
-      expect(totalKills).toBeGreaterThanOrEqual(MIN_KILLS);
-
-      const listed = await colony(['runs', '--json', '--limit', '500']);
-      const runs = JSON.parse(listed.stdout) as Array<{ runId: string; status: string }>;
-      const ours = new Set(report.map((line) => /\((r-[^,]+),/.exec(line)?.[1]));
-      expect(runs.filter((r) => ours.has(r.runId) && r.status === 'running')).toEqual([]);
     },
-    600_000,
+    300_000,
   );
+});
+
+describe('an interrupted run', () => {
+  it('cannot be resumed while its process lives, and read-only commands on it never call the model', async () => {
+    const fake = await startFake('overwrite');
+    const repo = await makeRepo(durabilityRepoFiles());
+    const live = startColony(runArgs(repo.dir, fake.url, false));
+    const midRun = (e: EventLine): boolean => e.kind === 'tool.started' && e.step === 2;
+    const reached = await new Promise<boolean>((resolve) => {
+      live.onLine((line) => {
+        const e = parseEventLine(line);
+        if (e && midRun(e)) resolve(true);
+      });
+      void live.exited.then(() => resolve(false));
+    });
+    expect(reached, `the run ended before step 2: ${live.stderr()}`).toBe(true);
+    const runId = (await live.runId)!;
+
+    const refused = await colony(['resume', runId]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/being executed by another live process/);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1); // one clear line, no stack trace
+
+    expect(await killAfter(live, 0)).toBe(true);
+    // A request that was on its way has arrived by now; from here on the count must not move.
+    await sleep(LATENCY_MS + 200);
+    const before = fake.stats().requests;
+
+    for (const args of [
+      ['runs'],
+      ['runs', '--json'],
+      ['show', runId],
+      ['show', runId, '--json'],
+      ['logs', runId],
+      ['logs', runId, '--json'],
+      ['verify', runId],
+      ['verify', runId, '--json'],
+    ]) {
+      const result = await colony(args);
+      expect(result.code, `colony ${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    // `logs --follow` waits for more events; give it time to misbehave, then stop it.
+    const follow = startColony(['logs', runId, '--follow']);
+    expect(await killAfter(follow, 1_500)).toBe(true);
+
+    const shown = await colony(['show', runId, '--json']);
+    expect((JSON.parse(shown.stdout) as { status: string }).status).toBe('running');
+    await sleep(LATENCY_MS + 200);
+    expect(fake.stats().requests).toBe(before);
+    const events = await colony(['logs', runId, '--json']);
+    expect(events.stdout).not.toContain('"run.resumed"');
+
+    // The refused resume and the read-only commands left the run resumable.
+    const resumed = await colony(['resume', runId, '--json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stdout.split('\n').at(-1) ?? '{}') as { status?: string };
+    expect(summary.status).toBe('succeeded');
+    expect(fake.stats().requests).toBeGreaterThan(before);
+  }, 120_000);
 });
 
 /** The first differing lines of two diffs, for a readable failure. */
@@ -221,7 +392,8 @@ function diffHint(expected: string, actual: string): string {
   const a = expected.split('\n');
   const b = actual.split('\n');
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `  line ${i + 1}: expected ${JSON.stringify(a[i]?.slice(0, 160))}\n  line ${i + 1}: actual   ${JSON.stringify(b[i]?.slice(0, 160))}`;
+    if (a[i] !== b[i])
+      return `  line ${i + 1}: expected ${JSON.stringify(a[i]?.slice(0, 160))}\n  line ${i + 1}: actual   ${JSON.stringify(b[i]?.slice(0, 160))}`;
   }
   return '  (same lines)';
 }

@@ -1,10 +1,10 @@
 /**
  * The crash-durability scenario (`--scenario durability`): a coder agent on the small repository of
  * `durabilityRepoFiles()` making 10 steps that mix a sizeable `write` (so a kill can land mid-write),
- * slow `bash` commands that append to a file (mid-bash kills), `edit`s, a response with two tool
- * calls, and a long final answer (several stream frames).
+ * slow `bash` commands that log progress to files (mid-bash kills), `edit`s, a response with two
+ * tool calls, and a long final answer (several stream frames).
  *
- * Stateless and deterministic: the next turn depends only on the number of model responses already
+ * Stateless and deterministic: the next turn depends only on the step of the last assistant message
  * in the request, and tool call ids are derived from the step, so an uninterrupted run and a run
  * recovered after kills send byte-identical requests when their conversations are identical.
  */
@@ -35,74 +35,130 @@ export function bigFileContent(bytes = 120_000): string {
 
 type Call = { name: string; arguments: Record<string, unknown> };
 
-const STEPS: Array<{ text: string; calls: Call[] }> = [
-  { text: 'I will start by generating the data table.', calls: [{ name: 'write', arguments: { path: 'data/table.txt', content: bigFileContent() } }] },
-  { text: 'Recording progress.', calls: [{ name: 'bash', arguments: { command: 'sleep 0.3 && echo step-one >> log.txt' } }] },
-  {
-    text: 'Adding an average function.',
-    calls: [
-      {
-        name: 'edit',
-        arguments: {
-          path: 'src/ledger.js',
-          old: '  return sum;\n}\n',
-          new: '  return sum;\n}\n\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
+/**
+ * How the slow `bash` steps record progress. `append` (`echo step >> log.txt`) is not idempotent: if
+ * a kill lands mid-command and the command is run again, the line appears twice. `overwrite`
+ * (`echo step > log-step.txt`) converges however often it runs.
+ */
+export type BashEffects = 'append' | 'overwrite';
+
+function logCommand(effects: BashEffects, line: string): string {
+  return effects === 'append' ? `echo ${line} >> log.txt` : `echo ${line} > log-${line}.txt`;
+}
+
+function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
+  const log = (line: string): string => logCommand(effects, line);
+  const showLog = effects === 'append' ? 'cat log.txt' : 'cat log-*.txt';
+  return [
+    {
+      text: 'I will start by generating the data table.',
+      calls: [{ name: 'write', arguments: { path: 'data/table.txt', content: bigFileContent() } }],
+    },
+    {
+      text: 'Recording progress.',
+      calls: [{ name: 'bash', arguments: { command: `sleep 0.3 && ${log('step-one')}` } }],
+    },
+    {
+      text: 'Adding an average function.',
+      calls: [
+        {
+          name: 'edit',
+          arguments: {
+            path: 'src/ledger.js',
+            old: '  return sum;\n}\n',
+            new: '  return sum;\n}\n\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
+          },
         },
-      },
-    ],
-  },
-  { text: 'Checking the table and logging.', calls: [{ name: 'bash', arguments: { command: 'sleep 0.4 && wc -l < data/table.txt && echo step-two >> log.txt' } }] },
-  {
-    text: 'Writing a helper module.',
-    calls: [{ name: 'write', arguments: { path: 'src/format.js', content: 'export function money(n) {\n  return `$${n.toFixed(2)}`;\n}\n' } }],
-  },
-  {
-    text: 'Updating the notes and logging, in one go.',
-    calls: [
-      { name: 'edit', arguments: { path: 'notes.md', old: 'status: draft', new: 'status: reviewed' } },
-      { name: 'bash', arguments: { command: 'sleep 0.3 && echo step-three >> log.txt' } },
-    ],
-  },
-  {
-    text: 'Importing the helper.',
-    calls: [
-      {
-        name: 'edit',
-        arguments: { path: 'src/ledger.js', old: 'export function total', new: "import { money } from './format.js';\n\nexport { money };\n\nexport function total" },
-      },
-    ],
-  },
-  { text: 'Final progress entry.', calls: [{ name: 'bash', arguments: { command: 'sleep 0.2 && echo step-four >> log.txt && cat log.txt' } }] },
-  { text: 'Checking the module parses.', calls: [{ name: 'bash', arguments: { command: 'node --check src/ledger.js && echo ok' } }] },
-];
+      ],
+    },
+    {
+      text: 'Checking the table and logging.',
+      calls: [
+        {
+          name: 'bash',
+          arguments: { command: `sleep 0.4 && wc -l < data/table.txt && ${log('step-two')}` },
+        },
+      ],
+    },
+    {
+      text: 'Writing a helper module.',
+      calls: [
+        {
+          name: 'write',
+          arguments: {
+            path: 'src/format.js',
+            content: 'export function money(n) {\n  return `$${n.toFixed(2)}`;\n}\n',
+          },
+        },
+      ],
+    },
+    {
+      text: 'Updating the notes and logging, in one go.',
+      calls: [
+        { name: 'edit', arguments: { path: 'notes.md', old: 'status: draft', new: 'status: reviewed' } },
+        { name: 'bash', arguments: { command: `sleep 0.3 && ${log('step-three')}` } },
+      ],
+    },
+    {
+      text: 'Importing the helper.',
+      calls: [
+        {
+          name: 'edit',
+          arguments: {
+            path: 'src/ledger.js',
+            old: 'export function total',
+            new: "import { money } from './format.js';\n\nexport { money };\n\nexport function total",
+          },
+        },
+      ],
+    },
+    {
+      text: 'Final progress entry.',
+      calls: [{ name: 'bash', arguments: { command: `sleep 0.2 && ${log('step-four')} && ${showLog}` } }],
+    },
+    {
+      text: 'Checking the module parses.',
+      calls: [{ name: 'bash', arguments: { command: 'node --check src/ledger.js && echo ok' } }],
+    },
+  ];
+}
 
 /** The long final answer (streamed as several frames). */
 export const DURABILITY_FINAL_TEXT = `Done. ${'I generated data/table.txt, added average() and a money() helper, updated the notes and kept a progress log. '.repeat(4)}`;
 
-export const durabilityPolicy: ScriptedPolicy = (request) => {
-  const step = nextStep(request.messages);
-  const planned = STEPS[step];
-  if (!planned) return { text: DURABILITY_FINAL_TEXT };
-  const turn: ScriptedTurn = {
-    text: planned.text,
-    toolCalls: planned.calls.map((call, i) => ({ id: `dur_${step}_${i}`, name: call.name, arguments: call.arguments })),
+export function createDurabilityPolicy(effects: BashEffects = 'append'): ScriptedPolicy {
+  const planned = steps(effects);
+  return (request) => {
+    const step = nextStep(request.messages, planned.length);
+    const next = planned[step];
+    if (!next) return { text: DURABILITY_FINAL_TEXT };
+    const turn: ScriptedTurn = {
+      text: next.text,
+      toolCalls: next.calls.map((call, i) => ({
+        id: `dur_${step}_${i}`,
+        name: call.name,
+        arguments: call.arguments,
+      })),
+    };
+    return turn;
   };
-  return turn;
-};
+}
+
+export const durabilityPolicy: ScriptedPolicy = createDurabilityPolicy('append');
 
 /**
  * The step to play next: one after the step whose tool call ids the last assistant message carries
  * (counting assistant messages would go wrong once older turns are compacted away).
  */
-function nextStep(messages: readonly Message[]): number {
+function nextStep(messages: readonly Message[], total: number): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m?.role !== 'assistant') continue;
     const match = /^dur_(\d+)_/.exec(m.toolCalls[0]?.id ?? '');
-    return match ? Number(match[1]) + 1 : STEPS.length;
+    return match ? Number(match[1]) + 1 : total;
   }
   return 0;
 }
 
 /** Model responses in an uninterrupted run (tool steps plus the final answer). */
-export const DURABILITY_MODEL_CALLS = STEPS.length + 1;
+export const DURABILITY_MODEL_CALLS = steps('append').length + 1;
