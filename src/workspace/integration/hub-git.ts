@@ -1,0 +1,104 @@
+/**
+ * Git operations of the integration queue on the bare hub. Candidates are built with
+ * `git merge-tree --write-tree` (git ≥ 2.38): a three-way merge computed in the object store, no
+ * checkout needed, conflicts listed by file; landing is one `update-ref --stdin` transaction.
+ */
+import { spawn } from 'node:child_process';
+import { git, gitEnv, gitError } from '../git.js';
+
+export type MergeOutcome =
+  | { kind: 'merged'; tree: string }
+  | { kind: 'conflict'; files: string[] }
+  | { kind: 'error'; error: string };
+
+/** Three-way merge of `commit` into `onto` (merge base found by git); the result is a tree. */
+export async function mergeTrees(hub: string, onto: string, commit: string): Promise<MergeOutcome> {
+  const result = await git(
+    ['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', onto, commit],
+    {
+      cwd: hub,
+    },
+  );
+  const [tree, ...rest] = result.stdout.split('\0');
+  if (result.code === 0 && tree && /^[0-9a-f]{40,64}$/.test(tree)) return { kind: 'merged', tree };
+  if (result.code === 1 && tree && /^[0-9a-f]{40,64}$/.test(tree)) {
+    const files = [...new Set(rest.filter((name) => name !== ''))];
+    return { kind: 'conflict', files };
+  }
+  return { kind: 'error', error: `git merge-tree ${onto} ${commit} failed: ${gitError(result)}` };
+}
+
+export async function revParse(hub: string, rev: string): Promise<string | null> {
+  const result = await git(['rev-parse', '--verify', '--quiet', '--end-of-options', rev], { cwd: hub });
+  return result.ok ? result.stdout.trim() : null;
+}
+
+export async function treeOf(hub: string, commit: string): Promise<string | null> {
+  return revParse(hub, `${commit}^{tree}`);
+}
+
+export async function commitTree(
+  hub: string,
+  tree: string,
+  parent: string,
+  message: string,
+  author: string,
+): Promise<{ ok: true; commit: string } | { ok: false; error: string }> {
+  const result = await git(['commit-tree', tree, '-p', parent, '-m', message], {
+    cwd: hub,
+    env: {
+      GIT_AUTHOR_NAME: author,
+      GIT_AUTHOR_EMAIL: `${author.replace(/[^A-Za-z0-9._-]/g, '_')}@colony.local`,
+      GIT_COMMITTER_NAME: 'Colony Integration',
+      GIT_COMMITTER_EMAIL: 'integration@colony.local',
+    },
+  });
+  if (!result.ok) return { ok: false, error: `git commit-tree failed: ${gitError(result)}` };
+  return { ok: true, commit: result.stdout.trim() };
+}
+
+/** Points refs at commits in one transaction; `expectOld` guards against a concurrent change. */
+export async function updateRefs(
+  hub: string,
+  updates: { ref: string; to: string; expectOld?: string }[],
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  const lines = ['start'];
+  for (const update of updates) {
+    lines.push(`update ${update.ref} ${update.to}${update.expectOld ? ` ${update.expectOld}` : ''}`);
+  }
+  lines.push('prepare', 'commit', '');
+  const result = await gitWithInput(hub, ['update-ref', '--stdin'], lines.join('\n'));
+  return result.ok ? { ok: true } : { ok: false, error: result.error };
+}
+
+/** True when `ancestor` is reachable from `of`. */
+export async function isAncestor(hub: string, ancestor: string, of: string): Promise<boolean> {
+  const result = await git(['merge-base', '--is-ancestor', ancestor, of], { cwd: hub });
+  return result.ok;
+}
+
+export async function changedFiles(hub: string, from: string, to: string): Promise<string[]> {
+  const result = await git(['diff', '--name-only', '--no-renames', '-z', from, to], { cwd: hub });
+  return result.ok ? result.stdout.split('\0').filter((name) => name !== '') : [];
+}
+
+async function gitWithInput(
+  cwd: string,
+  args: string[],
+  input: string,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, { cwd, env: gitEnv() });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.stdout.resume();
+    child.on('error', (error) => resolve({ ok: false, error: error.message }));
+    child.on('close', (code) => {
+      if (code === 0) resolve({ ok: true });
+      else resolve({ ok: false, error: stderr.trim() || `git ${args.join(' ')} exited with ${code}` });
+    });
+    child.stdin.end(input);
+  });
+}

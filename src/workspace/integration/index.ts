@@ -1,0 +1,20 @@
+export { type ApproveResult, approveFromOutside } from './approval.js';
+export { type IntegrationLock, type LockPurpose, localIntegrationLock, pgIntegrationLock } from './lock.js';
+export { type EnqueueResult, IntegrationQueue } from './queue.js';
+export {
+  type LandedItem,
+  landedSinceLastSync,
+  type SyncOptions,
+  type SyncResult,
+  syncWorktree,
+} from './sync.js';
+export { createMergeRequestTool, createSyncTool, type IntegrationToolContext } from './tools.js';
+export type {
+  ContextEntryInput,
+  IntegrationHooks,
+  IntegrationQueueOptions,
+  IntegrationStats,
+  MergeRequestInput,
+  MergeRequestResult,
+  RejectReason,
+} from './types.js';

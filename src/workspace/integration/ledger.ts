@@ -1,0 +1,87 @@
+/**
+ * What the event log says about a run's merge requests, read incrementally (only events after the
+ * last one seen): the ids used so far, each request, its outcome, and approvals from other processes.
+ * The log is the source of truth, so ids are never reused after a restart and an outcome logged by
+ * another process is honoured here.
+ */
+import type { EventInput, EventKind, EventPayloads, StoredEvent } from '../../core/events.js';
+import type { EventLog } from '../../store/types.js';
+
+/**
+ * Not yet declared in src/core/events.ts (requested): `'merge.approved' { mr, by }`, appended by
+ * `approveFromOutside`. Until it is, this one constant names it outside the typed vocabulary.
+ */
+export const MERGE_APPROVED = 'merge.approved' as EventKind;
+
+export interface RequestRecord {
+  mr: number;
+  agent: string;
+  branch: string;
+  commit: string;
+  note: string;
+  seq: number;
+}
+
+export type OutcomeRecord =
+  | { kind: 'merge.landed'; agent: string | null; data: EventPayloads['merge.landed'] }
+  | { kind: 'merge.rejected'; agent: string | null; data: EventPayloads['merge.rejected'] };
+
+const KINDS: EventKind[] = ['merge.requested', 'merge.landed', 'merge.rejected', MERGE_APPROVED];
+
+export class MrLedger {
+  private cursor = 0;
+  readonly requests = new Map<number, RequestRecord>();
+  readonly outcomes = new Map<number, OutcomeRecord>();
+  readonly approvals = new Set<number>();
+  /** Landed events in log order, for `sync`'s "landed since" list. */
+  readonly landed: { seq: number; mr: number; commit: string }[] = [];
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly runId: string,
+  ) {}
+
+  async refresh(): Promise<void> {
+    const events = await this.log.read(this.runId, { afterSeq: this.cursor, kinds: KINDS });
+    for (const event of events) this.apply(event);
+  }
+
+  maxId(): number {
+    let max = 0;
+    for (const mr of this.requests.keys()) max = Math.max(max, mr);
+    return max;
+  }
+
+  /** An unresolved request for exactly this branch tip (a resubmission after a crash reuses its id). */
+  pendingFor(branch: string, commit: string): RequestRecord | null {
+    for (const record of this.requests.values()) {
+      if (record.branch === branch && record.commit === commit && !this.outcomes.has(record.mr))
+        return record;
+    }
+    return null;
+  }
+
+  private apply(event: StoredEvent): void {
+    this.cursor = Math.max(this.cursor, event.seq);
+    if (event.kind === 'merge.requested') {
+      const data = event.data as EventPayloads['merge.requested'];
+      this.requests.set(data.mr, { ...data, agent: event.agent ?? '', seq: event.seq });
+    } else if (event.kind === 'merge.landed') {
+      const data = event.data as EventPayloads['merge.landed'];
+      this.outcomes.set(data.mr, { kind: 'merge.landed', agent: event.agent, data });
+      this.landed.push({ seq: event.seq, mr: data.mr, commit: data.commit });
+    } else if (event.kind === 'merge.rejected') {
+      const data = event.data as EventPayloads['merge.rejected'];
+      this.outcomes.set(data.mr, { kind: 'merge.rejected', agent: event.agent, data });
+    } else if (event.kind === MERGE_APPROVED) {
+      const mr = Number((event.data as { mr?: unknown }).mr);
+      if (Number.isInteger(mr)) this.approvals.add(mr);
+    }
+  }
+}
+
+/** The approval event for another process's queue (see MERGE_APPROVED). */
+export function approvalEvent(runId: string, mr: number, by: string): EventInput {
+  // The kind is not in EventPayloads yet; the payload shape is the one requested for it.
+  return { runId, agent: null, kind: MERGE_APPROVED, data: { mr, by } } as unknown as EventInput;
+}

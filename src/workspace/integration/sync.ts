@@ -1,0 +1,154 @@
+/**
+ * `sync`: bring the latest hub main into an agent's worktree and say what landed since its last sync.
+ *
+ * Uncommitted changes are first committed as a WIP commit (the agent's work is never set aside or
+ * lost, and a rebase needs a clean tree). Mode 'rebase' (default) replays the agent's commits on
+ * main; on a conflict the rebase is aborted and the worktree is exactly as before, with the files
+ * named. Mode 'merge' merges main into the branch instead and, on a conflict, leaves the conflict
+ * markers in the named files for the agent to resolve (the next `merge_request` commits the merge).
+ * Before a rebase rewrites commits, the old tip is pinned as refs/colony/presync/<agent>/<sha>.
+ */
+import path from 'node:path';
+import type { EventPayloads } from '../../core/events.js';
+import type { EventLog } from '../../store/types.js';
+import { AGENT_COMMIT_CONFIG, git, gitError } from '../git.js';
+import { HUB_MAIN } from '../hub.js';
+import { commitAll } from '../worktree.js';
+import { isAncestor, revParse, updateRefs } from './hub-git.js';
+
+export interface SyncOptions {
+  runId: string;
+  agent: string;
+  worktree: string;
+  hubPath: string;
+  log: EventLog;
+  mode?: 'rebase' | 'merge';
+}
+
+export interface LandedItem {
+  mr: number;
+  commit: string;
+  agent: string;
+  note: string;
+}
+
+export type SyncResult =
+  | {
+      ok: true;
+      status: 'synced' | 'up_to_date' | 'conflict';
+      branch: string;
+      main: string;
+      head: string;
+      /** Set when uncommitted changes were committed before syncing. */
+      wipCommit: string | null;
+      conflicts: string[];
+      /** Mode 'merge' with conflicts: the merge is in progress in the worktree. */
+      merging: boolean;
+      landed: LandedItem[];
+    }
+  | { ok: false; error: string };
+
+export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
+  const cwd = path.resolve(options.worktree);
+  const hub = path.resolve(options.hubPath);
+  const branchRes = await git(['symbolic-ref', '--short', 'HEAD'], { cwd });
+  if (!branchRes.ok)
+    return { ok: false, error: `worktree ${cwd} is not on a branch: ${gitError(branchRes)}` };
+  const branch = branchRes.stdout.trim();
+  if (await inProgress(cwd, 'MERGE_HEAD'))
+    return {
+      ok: false,
+      error:
+        'a merge of main is in progress in your worktree: resolve the conflict markers, then merge_request',
+    };
+  if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd });
+
+  let wipCommit: string | null = null;
+  const wip = await commitAll(cwd, 'WIP (committed by sync)');
+  if (!wip.ok) return { ok: false, error: wip.error };
+  if (wip.status === 'committed') wipCommit = wip.commit;
+
+  const main = await revParse(hub, `refs/heads/${HUB_MAIN}`);
+  const before = await revParse(cwd, 'HEAD');
+  if (main === null || before === null)
+    return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
+
+  let status: 'synced' | 'up_to_date' | 'conflict' = 'synced';
+  let conflicts: string[] = [];
+  let merging = false;
+  if (await isAncestor(hub, main, before)) {
+    status = 'up_to_date';
+  } else if (options.mode === 'merge') {
+    const merged = await git([...AGENT_COMMIT_CONFIG, 'merge', '--no-edit', '--quiet', main], { cwd });
+    if (!merged.ok) {
+      conflicts = await unmergedFiles(cwd);
+      if (conflicts.length === 0) return { ok: false, error: `git merge failed: ${gitError(merged)}` };
+      status = 'conflict';
+      merging = true;
+    }
+  } else {
+    // Keep the pre-rebase commits reachable: a rebase rewrites them.
+    if (!(await isAncestor(hub, before, main))) {
+      const pin = await updateRefs(hub, [
+        { ref: `refs/colony/presync/${options.agent}/${before}`, to: before },
+      ]);
+      if (!pin.ok) return { ok: false, error: `could not pin ${before}: ${pin.error}` };
+    }
+    const rebased = await git([...AGENT_COMMIT_CONFIG, 'rebase', '--quiet', main], { cwd });
+    if (!rebased.ok) {
+      conflicts = await unmergedFiles(cwd);
+      await git(['rebase', '--abort'], { cwd });
+      const after = await revParse(cwd, 'HEAD');
+      if (after !== before) return { ok: false, error: `rebase failed and left HEAD at ${after}` };
+      if (conflicts.length === 0) return { ok: false, error: `git rebase failed: ${gitError(rebased)}` };
+      status = 'conflict';
+    }
+  }
+  const head = (await revParse(cwd, 'HEAD')) ?? before;
+  const landed = await landedSinceLastSync(options.log, options.runId, options.agent);
+  await options.log.append({
+    runId: options.runId,
+    agent: options.agent,
+    kind: 'workspace.synced',
+    data: { branch, main, landedSince: landed.length, conflicts },
+  });
+  return { ok: true, status, branch, main, head, wipCommit, conflicts, merging, landed };
+}
+
+/** merge.landed events after the agent's last workspace.synced (all of them before its first sync). */
+export async function landedSinceLastSync(
+  log: EventLog,
+  runId: string,
+  agent: string,
+): Promise<LandedItem[]> {
+  const syncs = await log.read(runId, { agent, kinds: ['workspace.synced'] });
+  const after = syncs.length > 0 ? (syncs[syncs.length - 1]?.seq ?? 0) : 0;
+  const events = await log.read(runId, { kinds: ['merge.requested', 'merge.landed'] });
+  const requests = new Map<number, { agent: string; note: string }>();
+  const landed: LandedItem[] = [];
+  for (const event of events) {
+    if (event.kind === 'merge.requested') {
+      const data = event.data as EventPayloads['merge.requested'];
+      requests.set(data.mr, { agent: event.agent ?? '', note: data.note });
+    } else if (event.seq > after) {
+      const data = event.data as EventPayloads['merge.landed'];
+      const request = requests.get(data.mr);
+      landed.push({
+        mr: data.mr,
+        commit: data.commit,
+        agent: request?.agent ?? '',
+        note: request?.note ?? '',
+      });
+    }
+  }
+  return landed;
+}
+
+async function inProgress(cwd: string, ref: string): Promise<boolean> {
+  return (await git(['rev-parse', '--verify', '--quiet', ref], { cwd })).ok;
+}
+
+async function unmergedFiles(cwd: string): Promise<string[]> {
+  const result = await git(['diff', '--name-only', '--diff-filter=U', '-z'], { cwd });
+  return [...new Set(result.stdout.split('\0').filter((name) => name !== ''))];
+}

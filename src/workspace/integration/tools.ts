@@ -1,0 +1,121 @@
+/** The agent-side tools: `merge_request {note}` and `sync {merge?}`. */
+import { z } from 'zod';
+import { defineTool } from '../../agent/tools/define.js';
+import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import type { EventLog } from '../../store/types.js';
+import { commitAll } from '../worktree.js';
+import type { IntegrationQueue } from './queue.js';
+import { type SyncResult, syncWorktree } from './sync.js';
+import { resultText } from './texts.js';
+import type { MergeRequestResult } from './types.js';
+
+export interface IntegrationToolContext {
+  runId: string;
+  agent: string;
+  worktree: string;
+  /** The agent's branch in the hub (`agent/<name>`). */
+  branch: string;
+  queue: IntegrationQueue;
+  hubPath: string;
+  log: EventLog;
+}
+
+export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
+  return defineTool({
+    name: 'merge_request',
+    description:
+      'Commit all your changes (the note is the commit message) and ask to land them on main. The ' +
+      'integration queue applies your commits on the latest main, runs the verify command and lands ' +
+      'or rejects them; this call waits for that outcome. Your branch is left as it is either way.',
+    schema: z.object({ note: z.string().trim().min(1).max(2000).describe('what the change does and why') }),
+    mutates: true,
+    async run({ note }, context) {
+      const committed = await commitAll(ctx.worktree, note);
+      if (!committed.ok) return fail(`merge_request: could not commit your changes: ${committed.error}`);
+      const queued = await ctx.queue.enqueue({ agent: ctx.agent, branch: ctx.branch, note });
+      if (!queued.ok) return fail(`merge_request could not be queued: ${queued.error}`);
+      const result = await untilAborted(ctx.queue.outcome(queued.mr), context.signal);
+      if (result === null)
+        return fail(
+          `Stopped while waiting: merge request ${queued.mr} stays queued; its outcome will be logged.`,
+        );
+      const text = resultText(result);
+      return isSuccess(result) ? ok(text) : fail(text);
+    },
+  });
+}
+
+export function createSyncTool(ctx: IntegrationToolContext): Tool {
+  return defineTool({
+    name: 'sync',
+    description:
+      'Bring the latest main into your worktree (your commits are replayed on top of it; uncommitted ' +
+      'changes are committed first as WIP) and list what landed since your last sync. On a conflict ' +
+      'nothing changes and the files are named; call again with merge: true to get the conflict markers ' +
+      'in those files, resolve them, then merge_request.',
+    schema: z.object({
+      merge: z
+        .boolean()
+        .optional()
+        .describe('merge main into your branch, leaving conflict markers to resolve'),
+    }),
+    mutates: true,
+    async run({ merge }) {
+      const result = await syncWorktree({
+        runId: ctx.runId,
+        agent: ctx.agent,
+        worktree: ctx.worktree,
+        hubPath: ctx.hubPath,
+        log: ctx.log,
+        mode: merge ? 'merge' : 'rebase',
+      });
+      if (!result.ok) return fail(`sync failed: ${result.error}`);
+      const text = syncText(result);
+      return result.status === 'conflict' ? fail(text) : ok(text);
+    },
+  });
+}
+
+function isSuccess(result: MergeRequestResult): boolean {
+  return result.status === 'landed' || (result.status === 'rejected' && result.reason === 'nothing_to_merge');
+}
+
+export function syncText(result: Extract<SyncResult, { ok: true }>): string {
+  const lines: string[] = [];
+  if (result.wipCommit)
+    lines.push(`Committed your uncommitted changes first as ${result.wipCommit.slice(0, 10)} (WIP).`);
+  if (result.status === 'up_to_date')
+    lines.push(`Already up to date with main (${result.main.slice(0, 10)}).`);
+  if (result.status === 'synced')
+    lines.push(`Your branch is now on top of main (${result.main.slice(0, 10)}).`);
+  if (result.status === 'conflict' && result.merging)
+    lines.push(
+      `Merging main left conflicts in: ${result.conflicts.join(', ')}. Resolve the <<<<<<< ======= >>>>>>> ` +
+        'markers in those files, then call merge_request (it commits the merge).',
+    );
+  else if (result.status === 'conflict')
+    lines.push(
+      `Your commits conflict with main in: ${result.conflicts.join(', ')}. Nothing was changed. ` +
+        'Call sync with merge: true to resolve the conflicts in place.',
+    );
+  if (result.landed.length === 0) lines.push('Nothing landed since your last sync.');
+  else {
+    lines.push(`Landed since your last sync (${result.landed.length}):`);
+    for (const item of result.landed.slice(-50))
+      lines.push(`- MR ${item.mr} by ${item.agent} (${item.commit.slice(0, 10)}): ${item.note}`);
+  }
+  return lines.join('\n');
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then((value) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    });
+  });
+}

@@ -1,0 +1,95 @@
+/** Plain data of the integration queue: requests, outcomes, options and the hooks it calls. */
+import type { EventLog } from '../../store/types.js';
+import type { IntegrationLock } from './lock.js';
+
+export type RejectReason = 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error';
+
+export interface MergeRequestInput {
+  /** The requesting agent (author of the PATCH/FAIL entry, receiver of the rejection message). */
+  agent: string;
+  /** The agent's branch in the hub (e.g. `agent/bob`); its work must already be committed. */
+  branch: string;
+  /** One line saying what the change does: the landed commit's message and the PATCH entry's idea. */
+  note: string;
+}
+
+export type MergeRequestResult =
+  | {
+      status: 'landed';
+      mr: number;
+      /** The commit on hub main that holds this request's change. */
+      commit: string;
+      /** The agent's submitted commit (kept reachable as refs/colony/mr/<mr>). */
+      agentCommit: string;
+      mainBefore: string;
+      /** MR ids landed together with this one (including it). */
+      batch: number[];
+      files: string[];
+      verify: string;
+    }
+  | {
+      status: 'rejected';
+      mr: number;
+      agentCommit: string;
+      reason: RejectReason;
+      files: string[];
+      /** Tail of the failing output (verify output, conflict list or error). */
+      output: string;
+    }
+  /** The request could not even be queued (unknown branch, store failure): no MR id was used. */
+  | { status: 'error'; mr: null; error: string };
+
+export interface ContextEntryInput {
+  author: string;
+  kind: 'PATCH' | 'FAIL';
+  /** ≤ 200 characters. */
+  summary: string;
+  detail?: string;
+  scope?: string[];
+}
+
+export interface IntegrationHooks {
+  /** Posts an entry to the run's shared context. */
+  postEntry(entry: ContextEntryInput): Promise<void>;
+  /** Sends a direct message (`to` an agent, `from` a sender name). */
+  sendDirect(to: string, from: string, text: string): Promise<void>;
+}
+
+export interface IntegrationQueueOptions {
+  runId: string;
+  hubPath: string;
+  /** Folder under which the integration worktree lives (`<workRoot>/integration`). Share it across processes of a run. */
+  workRoot: string;
+  /** Shell command run in the integration worktree; absent = every candidate passes. */
+  verify?: string;
+  /** Shell command run once per queue instance in the integration worktree before the first verify. */
+  setup?: string;
+  log: EventLog;
+  hooks: IntegrationHooks;
+  /** 'manual': a verified request waits for approve(mr) before it lands. Default 'auto'. */
+  approval?: 'auto' | 'manual';
+  /** Most requests tested as one candidate. Default 8; 1 disables batching. */
+  batchSize?: number;
+  /** Environment of setup and verify (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  verifyTimeoutMs?: number;
+  /**
+   * Serialises integration (and MR id allocation) across every queue of the run. Default: an
+   * in-process lock, enough when one process integrates the run; pass `pgIntegrationLock(store.connection)`
+   * when several processes do.
+   */
+  lock?: IntegrationLock;
+  /** How often, while requests await approval, the log is read for approvals from other processes. */
+  approvalPollMs?: number;
+  /** Sender name of rejection messages. Default 'integration'. */
+  sender?: string;
+}
+
+export interface IntegrationStats {
+  /** Candidates built (batches and bisection halves). */
+  candidates: number;
+  verifyRuns: number;
+  verifyMs: number;
+  landed: number;
+  rejected: number;
+}

@@ -1,0 +1,252 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/index.js';
+import { approveFromOutside, syncWorktree } from '../../../src/workspace/integration/index.js';
+import { openTestStore } from '../../helpers/db.js';
+import { sh, write } from '../helpers.js';
+import { commitFiles, type Fixture, makeFixture } from './fixture.js';
+
+let store: Store;
+const fixtures: Fixture[] = [];
+
+beforeAll(async () => {
+  store = await openTestStore();
+});
+
+afterAll(async () => {
+  for (const f of fixtures) f.cleanup();
+  await store.close();
+});
+
+async function fixture(label: string): Promise<Fixture> {
+  const f = await makeFixture(store, label);
+  fixtures.push(f);
+  return f;
+}
+
+const verifyRuns = (f: Fixture): number => {
+  try {
+    return readFileSync(f.countFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '').length;
+  } catch {
+    return 0;
+  }
+};
+
+/** Every commit ever submitted or made by an agent is reachable from some hub ref. */
+function unreachable(f: Fixture, commits: string[]): string[] {
+  const reachable = new Set(sh(f.hub, 'rev-list', '--all').split('\n'));
+  return commits.filter((c) => !reachable.has(c));
+}
+
+describe('integration queue', () => {
+  it('lands one of two same-line edits, rejects the other naming the file; it lands after sync and a fix', async () => {
+    const f = await fixture('conflict');
+    const queue = f.queue({ batchSize: 1 });
+    const alice = await f.agent('alice');
+    const bob = await f.agent('bob');
+    const aliceCommit = commitFiles(alice.path, { 'src/shared.txt': 'alpha\nBETA-alice\ngamma\n' }, 'alice');
+    const bobCommit = commitFiles(bob.path, { 'src/shared.txt': 'alpha\nbeta-bob\ngamma\n' }, 'bob');
+
+    const first = await queue.submit({ agent: 'alice', branch: alice.branch, note: 'alice edits beta' });
+    expect(first.status).toBe('landed');
+    const second = await queue.submit({ agent: 'bob', branch: bob.branch, note: 'bob edits beta' });
+    expect(second).toMatchObject({ status: 'rejected', reason: 'conflict', files: ['src/shared.txt'] });
+    // The agents' branches are exactly as they were.
+    expect(sh(f.hub, 'rev-parse', 'agent/alice')).toBe(aliceCommit);
+    expect(sh(f.hub, 'rev-parse', 'agent/bob')).toBe(bobCommit);
+    // Hooks: PATCH for alice with the landed hash, FAIL for bob naming the file, a direct message to bob.
+    expect(first.status === 'landed' && f.posts[0]?.detail?.includes(first.commit)).toBe(true);
+    expect(f.posts[0]).toMatchObject({ author: 'alice', kind: 'PATCH', scope: ['src/shared.txt'] });
+    expect(f.posts[1]).toMatchObject({ author: 'bob', kind: 'FAIL', scope: ['src/shared.txt'] });
+    expect(f.posts[1]?.summary).toContain('src/shared.txt');
+    expect(f.posts[1]?.summary.length).toBeLessThanOrEqual(200);
+    expect(f.dms).toHaveLength(1);
+    expect(f.dms[0]).toMatchObject({ to: 'bob', from: 'integration' });
+    expect(f.dms[0]?.text).toContain('src/shared.txt');
+
+    // sync (rebase) reports the conflict and leaves bob's worktree as it was.
+    const synced = await syncWorktree({
+      runId: f.runId,
+      agent: 'bob',
+      worktree: bob.path,
+      hubPath: f.hub,
+      log: store.log,
+    });
+    expect(synced).toMatchObject({ ok: true, status: 'conflict', conflicts: ['src/shared.txt'] });
+    expect(sh(bob.path, 'rev-parse', 'HEAD')).toBe(bobCommit);
+    expect(sh(bob.path, 'status', '--porcelain')).toBe('');
+    expect(synced.ok && synced.landed.map((l) => l.mr)).toEqual([first.status === 'landed' ? first.mr : -1]);
+    // sync with merge leaves markers; bob resolves them and lands.
+    const merged = await syncWorktree({
+      runId: f.runId,
+      agent: 'bob',
+      worktree: bob.path,
+      hubPath: f.hub,
+      log: store.log,
+      mode: 'merge',
+    });
+    expect(merged).toMatchObject({
+      ok: true,
+      status: 'conflict',
+      merging: true,
+      conflicts: ['src/shared.txt'],
+    });
+    expect(readFileSync(`${bob.path}/src/shared.txt`, 'utf8')).toContain('<<<<<<<');
+    write(bob.path, 'src/shared.txt', 'alpha\nBETA-alice\nbeta-bob\ngamma\n');
+    sh(bob.path, 'add', '-A');
+    sh(bob.path, 'commit', '--quiet', '--no-edit');
+    const third = await queue.submit({
+      agent: 'bob',
+      branch: bob.branch,
+      note: 'bob edits beta, after sync',
+    });
+    expect(third.status).toBe('landed');
+    expect(sh(f.hub, 'show', 'main:src/shared.txt')).toBe('alpha\nBETA-alice\nbeta-bob\ngamma');
+    // A second sync lists nothing new except bob's own landing.
+    const again = await syncWorktree({
+      runId: f.runId,
+      agent: 'bob',
+      worktree: bob.path,
+      hubPath: f.hub,
+      log: store.log,
+    });
+    expect(again.ok && again.landed.map((l) => l.agent)).toEqual(['bob']);
+    // ids unique and increasing; agent commits reachable.
+    const ids = [first, second, third].map((r) => (r.status === 'error' ? -1 : r.mr));
+    expect(ids).toEqual([1, 2, 3]);
+    expect(unreachable(f, [aliceCommit, bobCommit])).toEqual([]);
+    expect(sh(f.hub, 'rev-parse', 'refs/colony/mr/2')).toBe(bobCommit);
+  });
+
+  it('rejects a change that breaks verify; main stays green', async () => {
+    const f = await fixture('breaks');
+    const queue = f.queue({ batchSize: 1 });
+    const carol = await f.agent('carol');
+    commitFiles(carol.path, { 'src/bad.txt': 'BROKEN\n' }, 'break it');
+    const mainBefore = sh(f.hub, 'rev-parse', 'main');
+    const result = await queue.submit({ agent: 'carol', branch: carol.branch, note: 'adds bad.txt' });
+    expect(result).toMatchObject({ status: 'rejected', reason: 'verify_failed', files: ['src/bad.txt'] });
+    expect(result.status === 'rejected' && result.output).toContain('FAIL: BROKEN found');
+    expect(sh(f.hub, 'rev-parse', 'main')).toBe(mainBefore);
+    expect(f.posts[0]?.kind).toBe('FAIL');
+    expect(f.posts[0]?.detail).toContain('FAIL: BROKEN found');
+    expect(f.dms[0]?.to).toBe('carol');
+    // Main still passes verify.
+    sh(f.hub, 'worktree', 'add', '--quiet', '--detach', `${f.dir}/main-check`, 'main');
+    const onMain = spawnSync('sh', ['check.sh'], {
+      cwd: `${f.dir}/main-check`,
+      env: { ...process.env, VERIFY_COUNT_FILE: `${f.dir}/ignored` },
+    });
+    expect(onMain.status).toBe(0);
+    const events = await store.log.read(f.runId, { kinds: ['merge.rejected'] });
+    expect(events.map((e) => e.data)).toMatchObject([{ mr: 1, reason: 'verify_failed' }]);
+  });
+
+  it('nothing to merge is its own outcome, not a FAIL', async () => {
+    const f = await fixture('empty');
+    const queue = f.queue();
+    const dan = await f.agent('dan');
+    const result = await queue.submit({ agent: 'dan', branch: dan.branch, note: 'no change' });
+    expect(result).toMatchObject({ status: 'rejected', reason: 'nothing_to_merge' });
+    expect(f.posts).toEqual([]);
+    expect(f.dms).toEqual([]);
+  });
+
+  it('tests a batch as one candidate, bisects around a bad request and lands the good ones', async () => {
+    const f = await fixture('batch');
+    const queue = f.queue({ batchSize: 8 });
+    const names = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
+    const agents = await Promise.all(names.map((n) => f.agent(n)));
+    const commits = agents.map((a, i) =>
+      commitFiles(
+        a.path,
+        { [`src/${names[i]}.txt`]: i === 5 ? 'BROKEN\n' : `${names[i]}\n` },
+        names[i] ?? '',
+      ),
+    );
+    // Queue all eight before the first is taken: enqueue holds them while the lock is busy.
+    const results = await Promise.all(
+      agents.map((a, i) =>
+        queue.submit({ agent: names[i] ?? '', branch: a.branch, note: `add ${names[i]}` }),
+      ),
+    );
+    const landed = results.filter((r) => r.status === 'landed');
+    const rejected = results.filter((r) => r.status === 'rejected');
+    expect(rejected).toHaveLength(1);
+    expect(results[5]).toMatchObject({ status: 'rejected', reason: 'verify_failed', files: ['src/a6.txt'] });
+    expect(landed).toHaveLength(7);
+    // One main commit per landed request, linear, on top of the base.
+    const log = f.mainLog();
+    expect(log).toHaveLength(8);
+    expect(log.at(-1)).toBe(f.base);
+    expect(sh(f.hub, 'rev-list', '--merges', 'main')).toBe('');
+    // The first request can be taken alone before the others are queued; the rest bisect:
+    // at most 1 + 2·log2(8) + 1 verify runs, far fewer than 8 × 2.
+    expect(queue.stats.verifyRuns).toBe(verifyRuns(f));
+    expect(queue.stats.verifyRuns).toBeLessThanOrEqual(8);
+    expect(queue.stats.verifyRuns).toBeGreaterThanOrEqual(3);
+    // Main is green: no BROKEN file.
+    expect(sh(f.hub, 'ls-tree', '--name-only', 'main', 'src/')).not.toContain('a6');
+    expect(unreachable(f, commits)).toEqual([]);
+    // Branches unchanged.
+    for (const [i, a] of agents.entries()) expect(sh(f.hub, 'rev-parse', a.branch)).toBe(commits[i]);
+    const landedEvents = await store.log.read(f.runId, { kinds: ['merge.landed'] });
+    expect(landedEvents.some((e) => (e.data as { batch: number[] }).batch.length > 1)).toBe(true);
+  });
+
+  it('waits for approval, then lands; another process can approve through the log', async () => {
+    const f = await fixture('approval');
+    const queue = f.queue({ approval: 'manual', approvalPollMs: 50 });
+    const erin = await f.agent('erin');
+    const frank = await f.agent('frank');
+    commitFiles(erin.path, { 'src/erin.txt': 'erin\n' }, 'erin');
+    commitFiles(frank.path, { 'src/frank.txt': 'frank\n' }, 'frank');
+    const mainBefore = sh(f.hub, 'rev-parse', 'main');
+    const erinQueued = await queue.enqueue({ agent: 'erin', branch: erin.branch, note: 'erin' });
+    expect(erinQueued.ok).toBe(true);
+    await queue.idle();
+    expect(queue.awaitingApproval()).toEqual([1]);
+    expect(sh(f.hub, 'rev-parse', 'main')).toBe(mainBefore);
+    const waiting = await store.log.read(f.runId, { kinds: ['merge.awaiting_approval'] });
+    expect(waiting).toHaveLength(1);
+    const outcome = queue.outcome(1);
+    expect(queue.approve(1)).toBe(true);
+    expect((await outcome).status).toBe('landed');
+    // Cross-process path: the approval event in the log is picked up by the queue's poll.
+    const frankQueued = await queue.enqueue({ agent: 'frank', branch: frank.branch, note: 'frank' });
+    expect(frankQueued).toMatchObject({ ok: true, mr: 2 });
+    const frankResult = queue.outcome(2);
+    await queue.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(queue.awaitingApproval()).toEqual([2]);
+    expect(await approveFromOutside(store.log, f.runId, 2, 'tester')).toEqual({ ok: true });
+    expect((await frankResult).status).toBe('landed');
+    expect(await approveFromOutside(store.log, f.runId, 2)).toMatchObject({ ok: false });
+    expect(await approveFromOutside(store.log, f.runId, 99)).toMatchObject({ ok: false });
+    expect(f.mainLog()).toHaveLength(3);
+  });
+
+  it('reuses the MR id when the same branch tip is resubmitted after a restart', async () => {
+    const f = await fixture('restart');
+    const gina = await f.agent('gina');
+    commitFiles(gina.path, { 'src/gina.txt': 'gina\n' }, 'gina');
+    // A queue that "crashed": the request is logged but never processed (its lock is never free).
+    const stuck = f.queue({
+      lock: {
+        withLock: (_run, purpose, task) => (purpose === 'ids' ? task() : new Promise(() => {})),
+        close: async () => {},
+      },
+    });
+    const first = await stuck.enqueue({ agent: 'gina', branch: gina.branch, note: 'gina' });
+    expect(first).toMatchObject({ ok: true, mr: 1 });
+    const fresh = f.queue();
+    const again = await fresh.submit({ agent: 'gina', branch: gina.branch, note: 'gina' });
+    expect(again).toMatchObject({ status: 'landed', mr: 1 });
+    const hank = await f.agent('hank');
+    commitFiles(hank.path, { 'src/hank.txt': 'hank\n' }, 'hank');
+    expect(await fresh.submit({ agent: 'hank', branch: hank.branch, note: 'hank' })).toMatchObject({ mr: 2 });
+  });
+});
