@@ -2,11 +2,12 @@ import type pg from 'pg';
 import type { Migration } from './migration-types.js';
 import { migration001 } from './migrations/001-event-log.js';
 import { migration002 } from './migrations/002-chain-cache.js';
+import { migration003 } from './migrations/003-coordination.js';
 
 export type { Migration } from './migration-types.js';
 
 /** All migrations, in version order. Append new ones here. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 

@@ -1,0 +1,46 @@
+/**
+ * The coordination services of one store: shared context, messages (with the process's LISTEN
+ * connection) and claims. Create one per process; close it before closing the store.
+ */
+import type { Store } from '../store/index.js';
+import { ClaimService } from './claims.js';
+import { ContextService } from './context.js';
+import { NotifyListener } from './listener.js';
+import { MessageService } from './messages.js';
+
+export interface CoordinationOptions {
+  /** Claim lease (default 5 minutes). */
+  leaseMs?: number;
+  /** Heartbeat interval for startHeartbeat (default 30 s). */
+  heartbeatMs?: number;
+}
+
+export class Coordination {
+  readonly context: ContextService;
+  readonly messages: MessageService;
+  readonly claims: ClaimService;
+  readonly listener: NotifyListener;
+
+  constructor(store: Pick<Store, 'pool' | 'connection'>, options: CoordinationOptions = {}) {
+    this.listener = new NotifyListener(store.connection);
+    this.context = new ContextService(store.pool);
+    this.messages = new MessageService(store.pool, this.listener);
+    this.claims = new ClaimService(store.pool, options);
+  }
+
+  /** Ends the LISTEN connection and wakes idle waiters (they resolve `closed`). */
+  async close(): Promise<void> {
+    this.messages.close();
+    await this.listener.close();
+  }
+}
+
+/** Creates the services and starts listening for messages (resolves once LISTEN is up or has failed). */
+export async function createCoordination(
+  store: Pick<Store, 'pool' | 'connection'>,
+  options: CoordinationOptions = {},
+): Promise<Coordination> {
+  const coord = new Coordination(store, options);
+  await coord.listener.ready();
+  return coord;
+}

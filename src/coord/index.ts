@@ -1,0 +1,46 @@
+/** Coordination: shared context, messages, claims (docs/coordination.md). */
+export {
+  type ClaimConflict,
+  type ClaimGranted,
+  type ClaimInput,
+  type ClaimOutcome,
+  ClaimService,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_LEASE_MS,
+  type Heartbeat,
+  type HeldClaim,
+  type ReleaseInput,
+} from './claims.js';
+export {
+  type ContextEntry,
+  type ContextGist,
+  ContextService,
+  DEFAULT_READ_LIMIT,
+  MAX_SUMMARY_CHARS,
+  type PostInput,
+  type ReadOptions,
+  type ReadResult,
+} from './context.js';
+export { Coordination, type CoordinationOptions, createCoordination } from './coordination.js';
+export { checkGrantHistory, type GrantHistory, type GrantViolation } from './grant-history.js';
+export { describeGrep, type GrepQuery, matchesGrep, parseGrep } from './grep.js';
+export { directMessageInjector, formatDirectMessage } from './injector.js';
+export { NotifyListener } from './listener.js';
+export {
+  type CoordMessage,
+  type Delivery,
+  type MessageReadResult,
+  MessageService,
+  type SendInput,
+  type WaitOutcome,
+} from './messages.js';
+export { parseScope, type Scope, scopeCovers, scopesOverlap } from './scope.js';
+export { COORDINATION_TOOL_NAMES, createCoordinationTools } from './tools/index.js';
+export {
+  type AgentRef,
+  ALL_CHANNEL,
+  CONTEXT_KINDS,
+  type ContextKind,
+  type Result,
+  USER_SENDER,
+} from './types.js';

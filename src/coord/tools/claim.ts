@@ -1,0 +1,48 @@
+/** `claim {scope, summary}`: take a scope (path or task id) for yourself, atomically. */
+import { z } from 'zod';
+import { defineTool } from '../../agent/tools/define.js';
+import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import type { Coordination } from '../coordination.js';
+import { formatDuration } from './format.js';
+
+const schema = z.object({
+  scope: z
+    .string()
+    .describe(
+      'A path relative to the repository root (a folder like src/parser/ or a file like src/a.ts) or a task id (task:12).',
+    ),
+  summary: z.string().describe('What you will do there (at most 200 characters).'),
+});
+
+export function createClaimTool(coord: Coordination, runId: string, agent: string): Tool {
+  return defineTool({
+    name: 'claim',
+    description:
+      'Claim a scope before working on it. Atomic: at most one agent holds overlapping scopes (a folder ' +
+      'overlaps everything under it). On a conflict you get the holder; pick other work or settle it by ' +
+      'direct message. Your claims last while you are alive; release them when done.',
+    schema,
+    mutates: false,
+    async run(args) {
+      const result = await coord.claims.claim({ runId, agent, scope: args.scope, summary: args.summary });
+      if (!result.ok) return fail(result.error);
+      const outcome = result.value;
+      if (outcome.status === 'conflict') {
+        return ok(
+          `Conflict: ${outcome.holder} holds ${outcome.holderScope} (for ${formatDuration(outcome.heldMs)}): ` +
+            `"${outcome.summary}". Choose other work, or settle it with ${outcome.holder} by direct message ` +
+            `(message_send with to "${outcome.holder}").`,
+        );
+      }
+      if (outcome.existing) {
+        return ok(
+          `You already hold ${outcome.scope}, which covers ${args.scope.trim()}; its lease was renewed.`,
+        );
+      }
+      return ok(
+        `Granted: you hold ${outcome.scope} (claim ${outcome.claimId}; posted as CLAIM #${outcome.entryId}). ` +
+          'It stays yours while you are alive; release it with release {scope, outcome} when done.',
+      );
+    },
+  });
+}

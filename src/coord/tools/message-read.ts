@@ -1,0 +1,22 @@
+/** `message_read {}`: unread direct and channel messages, marked read. */
+import { z } from 'zod';
+import { defineTool } from '../../agent/tools/define.js';
+import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import type { Coordination } from '../coordination.js';
+import { formatMessages } from './format.js';
+
+export function createMessageReadTool(coord: Coordination, runId: string, agent: string): Tool {
+  return defineTool({
+    name: 'message_read',
+    description:
+      'Read your unread messages: direct messages to you and messages on your channels (all, and those you joined).',
+    schema: z.object({}),
+    mutates: false,
+    async run() {
+      const read = await coord.messages.read(runId, agent, 'message_read');
+      if (!read.ok) return fail(read.error);
+      const lines = formatMessages(read.value.direct, read.value.channel, read.value.more);
+      return ok(lines.length > 0 ? lines.join('\n') : 'No unread messages.');
+    },
+  });
+}

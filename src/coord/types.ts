@@ -1,0 +1,21 @@
+/** Plain data shared by the coordination services (docs/coordination.md). */
+import type { ContextKind } from '../core/events.js';
+
+export type { ContextKind } from '../core/events.js';
+
+/** Expected failures are data: a clear message the caller (or the model) can act on. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export const CONTEXT_KINDS: readonly ContextKind[] = ['OBSERVED', 'FACT', 'FAIL', 'CLAIM', 'PATCH'];
+
+/** One agent of one run. Agent names are only unique within a run. */
+export interface AgentRef {
+  runId: string;
+  agent: string;
+}
+
+/** The sender name of messages from the person running Colony. */
+export const USER_SENDER = 'user';
+
+/** The broadcast channel every agent of a run is in. */
+export const ALL_CHANNEL = 'all';
