@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/store/index.js';
+import { createMergeRequestTool, createSyncTool } from '../../../src/workspace/integration/index.js';
+import { openTestStore } from '../../helpers/db.js';
+import { sh, write } from '../helpers.js';
+import { commitFiles, type Fixture, makeFixture } from './fixture.js';
+
+let store: Store;
+let f: Fixture;
+
+beforeAll(async () => {
+  store = await openTestStore();
+  f = await makeFixture(store, 'tools');
+});
+
+afterAll(async () => {
+  f.cleanup();
+  await store.close();
+});
+
+describe('merge_request and sync tools', () => {
+  it('merge_request commits uncommitted work with the note, waits and reports the landed commit', async () => {
+    const queue = f.queue();
+    const ivy = await f.agent('ivy');
+    const ctx = {
+      runId: f.runId,
+      agent: 'ivy',
+      worktree: ivy.path,
+      branch: ivy.branch,
+      queue,
+      hubPath: f.hub,
+      log: store.log,
+    };
+    const tool = createMergeRequestTool(ctx);
+    expect(tool.spec.name).toBe('merge_request');
+    expect(tool.mutates).toBe(true);
+    write(ivy.path, 'src/ivy.txt', 'ivy\n');
+    const result = await tool.run({ note: 'add ivy.txt' }, {});
+    const main = sh(f.hub, 'rev-parse', 'main');
+    expect(result.isError).toBe(false);
+    expect(result.content).toContain(`landed on main as ${main}`);
+    expect(result.content).toContain('src/ivy.txt');
+    expect(sh(f.hub, 'log', '-1', '--format=%s', 'agent/ivy')).toBe('add ivy.txt');
+    expect(sh(f.hub, 'log', '-1', '--format=%s%n%b', 'main')).toContain('Colony-MR: 1');
+    // Nothing left to land.
+    const empty = await tool.run({ note: 'again' }, {});
+    expect(empty.isError).toBe(false);
+    expect(empty.content).toContain('nothing_to_merge');
+    // Invalid arguments are an error result, never a throw.
+    expect((await tool.run({}, {})).isError).toBe(true);
+  });
+
+  it('merge_request reports a conflict; sync lists what landed and brings main in', async () => {
+    const queue = f.queue();
+    const jay = await f.agent('jay');
+    const kim = await f.agent('kim');
+    const jayCtx = {
+      runId: f.runId,
+      agent: 'jay',
+      worktree: jay.path,
+      branch: jay.branch,
+      queue,
+      hubPath: f.hub,
+      log: store.log,
+    };
+    const kimCtx = { ...jayCtx, agent: 'kim', worktree: kim.path, branch: kim.branch };
+    write(jay.path, 'src/shared.txt', 'ALPHA-jay\nbeta\ngamma\n');
+    expect((await createMergeRequestTool(jayCtx).run({ note: 'jay alpha' }, {})).isError).toBe(false);
+    write(kim.path, 'src/shared.txt', 'alpha-kim\nbeta\ngamma\n');
+    const rejected = await createMergeRequestTool(kimCtx).run({ note: 'kim alpha' }, {});
+    expect(rejected.isError).toBe(true);
+    expect(rejected.content).toContain('conflict');
+    expect(rejected.content).toContain('src/shared.txt');
+    const sync = createSyncTool(kimCtx);
+    const conflict = await sync.run({}, {});
+    expect(conflict.isError).toBe(true);
+    expect(conflict.content).toContain('src/shared.txt');
+    expect(conflict.content).toMatch(/MR \d+ by jay .*jay alpha/);
+    // A non-conflicting agent: sync commits its WIP and rebases it onto main.
+    const lee = await f.agent('lee');
+    commitFiles(lee.path, { 'src/lee.txt': 'lee\n' }, 'lee commit');
+    write(lee.path, 'src/lee2.txt', 'wip\n');
+    const leeSync = createSyncTool({ ...jayCtx, agent: 'lee', worktree: lee.path, branch: lee.branch });
+    const synced = await leeSync.run({}, {});
+    expect(synced.isError).toBe(false);
+    expect(synced.content).toContain('WIP');
+    expect(synced.content).toContain('now on top of main');
+    expect(sh(lee.path, 'merge-base', '--is-ancestor', 'main', 'HEAD')).toBe('');
+    expect(sh(lee.path, 'status', '--porcelain')).toBe('');
+    const again = await leeSync.run({}, {});
+    expect(again.content).toContain('Already up to date');
+    expect(again.content).toContain('Nothing landed since your last sync');
+    const events = await store.log.read(f.runId, { agent: 'lee', kinds: ['workspace.synced'] });
+    expect(events.map((e) => e.data)).toMatchObject([{ landedSince: 2, conflicts: [] }, { landedSince: 0 }]);
+  });
+});
