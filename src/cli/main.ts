@@ -14,6 +14,7 @@ usage: colony <command> [options]
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices
+  clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.
 State lives in $COLONY_HOME (default ~/.colony); COLONY_DATABASE_URL selects an external Postgres.`;
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,
+  clean: async () => (await import('./commands/clean.js')).cleanCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

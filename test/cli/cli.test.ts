@@ -181,6 +181,21 @@ describe('colony run against a real HTTP provider', () => {
     expect(fake.stats().requests).toBe(before);
   });
 
+  it('clean removes the run folder of finished runs but keeps their events', async () => {
+    const store = await openTestStore();
+    const { existsSync } = await import('node:fs');
+    const folder = join(store.home, 'runs', runId);
+    await store.close();
+    expect(existsSync(folder)).toBe(true);
+    const bad = await colony(['clean', '--older-than', 'soon']);
+    expect(bad.code).toBe(2);
+    const r = await colony(['clean', '--older-than', '0s']);
+    expect(r.code).toBe(0);
+    expect(existsSync(folder)).toBe(false);
+    const show = await colony(['show', runId, '--json']);
+    expect(lastJsonLine(show.stdout)).toMatchObject({ runId, status: 'succeeded' });
+  });
+
   it('ends the agent with a clear error on 401 and exits 1', async () => {
     fake.setFailures({ sequence: [{ status: 401, message: 'bad key' }] });
     const r = await colony(
