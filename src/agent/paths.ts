@@ -13,7 +13,7 @@ export function resolveInside(root: string, userPath: string): ResolvedPath {
   if (userPath.includes('\0')) return { ok: false, error: 'path contains a NUL byte' };
   let realRoot: string;
   try {
-    realRoot = realpathSync(root);
+    realRoot = realpathSync.native(root); // native: one syscall instead of an lstat per path component
   } catch {
     return { ok: false, error: `worktree does not exist: ${root}` };
   }
@@ -59,7 +59,7 @@ function realOfDeepestExisting(abs: string): { ok: true; real: string } | { ok: 
     }
     if (exists) {
       try {
-        return { ok: true, real: path.join(realpathSync(current), ...tail.reverse()) };
+        return { ok: true, real: path.join(realpathSync.native(current), ...tail.reverse()) };
       } catch {
         // Exists but cannot be resolved: a dangling or looping symlink; writing through it could
         // create a file anywhere, so refuse.
