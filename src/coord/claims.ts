@@ -10,9 +10,10 @@
  * claiming a wider scope than one you hold is a new claim (both are then held).
  */
 import type pg from 'pg';
+import { KeyedBatcher } from './batcher.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
-import { parseScope, type Scope, scopeCovers } from './scope.js';
-import { errorText, inTransaction, isoText } from './sql.js';
+import { parseScope, type Scope } from './scope.js';
+import { errorText, isoText } from './sql.js';
 import type { AgentRef, Result } from './types.js';
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -75,72 +76,21 @@ export interface Heartbeat {
 
 const msSince = (column: string) => `(extract(epoch FROM clock_timestamp() - ${column}) * 1000)::bigint`;
 
-// $1 run. Ends every lapsed lease of the run and logs each expiry; run under the run's claims lock.
-const EXPIRE_SQL = `
-WITH x AS (
-  UPDATE colony.claims SET ended_at = clock_timestamp(), end_kind = 'expired'
-  WHERE run_id = $1 AND ended_at IS NULL AND lease_until <= clock_timestamp()
-  RETURNING id, agent, scope, (extract(epoch FROM ended_at - granted_at) * 1000)::bigint AS held_ms
-)
-INSERT INTO colony.events (run_id, agent, kind, data)
-SELECT $1, agent, 'claim.expired',
-       jsonb_build_object('claimId', id, 'scope', scope, 'holder', agent, 'heldMs', held_ms)
-FROM x ORDER BY id`;
-
-// $1 run, $2 kind, $3 key.
-const OVERLAPS_SQL = `
-SELECT id, agent, scope, scope_key, summary, ${msSince('granted_at')} AS held_ms
-FROM colony.claims
-WHERE run_id = $1 AND ended_at IS NULL AND scope_kind = $2
-  AND CASE WHEN $2 = 'task' THEN scope_key = $3
-           ELSE starts_with(scope_key, $3) OR starts_with($3, scope_key) END
-ORDER BY id`;
-
-// $1 run, $2 agent, $3 scope text, $4 kind, $5 key, $6 summary, $7 lease ms.
-const GRANT_SQL = `
-WITH c AS (
-  INSERT INTO colony.claims (run_id, agent, scope, scope_kind, scope_key, summary, lease_ms, granted_at, lease_until)
-  VALUES ($1, $2, $3, $4, $5, $6, $7::integer, clock_timestamp(),
-          clock_timestamp() + make_interval(secs => $7::integer / 1000.0))
-  RETURNING id
-),
-head AS (
-  INSERT INTO colony.context_heads AS h (run_id, last_id) VALUES ($1, 1)
-  ON CONFLICT (run_id) DO UPDATE SET last_id = h.last_id + 1
-  RETURNING h.last_id AS id
-),
-entry AS (
-  INSERT INTO colony.context_entries (run_id, id, author, kind, summary, scope)
-  SELECT $1, head.id, $2, 'CLAIM', $6, ARRAY[$3::text] FROM head
-  RETURNING id
-),
-logged AS (
-  INSERT INTO colony.events (run_id, agent, kind, data)
-  SELECT $1, $2, k, d FROM (
-    SELECT 1 AS o, 'claim.granted' AS k,
-           jsonb_build_object('claimId', c.id, 'scope', $3::text, 'summary', $6::text, 'leaseMs', $7::integer) AS d
-    FROM c
-    UNION ALL
-    SELECT 2, 'context.posted',
-           jsonb_build_object('id', entry.id, 'kind', 'CLAIM', 'summary', $6::text,
-                              'scope', jsonb_build_array($3::text), 'hasDetail', false)
-    FROM entry) s
-  ORDER BY o
-)
-SELECT c.id AS claim_id, entry.id AS entry_id FROM c, entry`;
-
-interface OverlapRow {
-  id: string;
-  agent: string;
+interface ClaimRow {
+  status: 'granted' | 'existing' | 'conflict';
+  claim_id: string;
   scope: string;
-  scope_key: string;
-  summary: string;
-  held_ms: string;
+  holder: string;
+  summary: string | null;
+  held_ms: string | null;
+  entry_id: string | null;
 }
 
 export class ClaimService {
   readonly leaseMs: number;
   readonly heartbeatMs: number;
+  private readonly claims: KeyedBatcher<ClaimRequest, ClaimRow>;
+  private readonly releases: KeyedBatcher<ReleaseRequest, { claimId: number; scope: string }[]>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -148,6 +98,8 @@ export class ClaimService {
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+    this.claims = new KeyedBatcher((runId, items) => claimBatch(pool, runId, items));
+    this.releases = new KeyedBatcher((runId, items) => releaseBatch(pool, runId, items));
   }
 
   async claim(input: ClaimInput): Promise<Result<ClaimOutcome>> {
@@ -161,60 +113,31 @@ export class ClaimService {
       return { ok: false, error: `summary is ${chars} characters; the limit is ${MAX_SUMMARY_CHARS}` };
     }
     try {
-      const outcome = await inTransaction(this.pool, async (client) => {
-        await lockRun(client, input.runId);
-        await client.query(EXPIRE_SQL, [input.runId]);
-        const overlapping = (
-          await client.query<OverlapRow>(OVERLAPS_SQL, [input.runId, scope.kind, scope.key])
-        ).rows;
-        const mine = overlapping.find(
-          (row) =>
-            row.agent === input.agent &&
-            scopeCovers({ kind: scope.kind, key: row.scope_key, text: row.scope }, scope),
-        );
-        if (mine) {
-          await client.query(
-            `UPDATE colony.claims SET lease_until = clock_timestamp() + make_interval(secs => lease_ms / 1000.0)
-             WHERE id = $1`,
-            [mine.id],
-          );
-          return granted(Number(mine.id), mine.scope, this.leaseMs, true, null);
-        }
-        const other = overlapping.find((row) => row.agent !== input.agent);
-        if (other) {
-          const heldMs = Number(other.held_ms);
-          await client.query(
-            `INSERT INTO colony.events (run_id, agent, kind, data) VALUES ($1, $2, 'claim.conflict', $3)`,
-            [
-              input.runId,
-              input.agent,
-              { scope: scope.text, holder: other.agent, holderScope: other.scope, heldMs },
-            ],
-          );
-          const conflict: ClaimConflict = {
-            status: 'conflict',
-            claimId: Number(other.id),
-            holder: other.agent,
-            holderScope: other.scope,
-            summary: other.summary,
-            heldMs,
-          };
-          return conflict;
-        }
-        const res = await client.query<{ claim_id: string; entry_id: string }>(GRANT_SQL, [
-          input.runId,
-          input.agent,
-          scope.text,
-          scope.kind,
-          scope.key,
-          summary,
-          this.leaseMs,
-        ]);
-        const row = res.rows[0];
-        if (!row) throw new Error('the database returned no row for the grant');
-        return granted(Number(row.claim_id), scope.text, this.leaseMs, false, Number(row.entry_id));
+      const row = await this.claims.add(input.runId, {
+        agent: input.agent,
+        scope: scope.text,
+        kind: scope.kind,
+        key: scope.key,
+        summary,
+        leaseMs: this.leaseMs,
       });
-      return { ok: true, value: outcome };
+      const claimId = Number(row.claim_id);
+      if (row.status === 'conflict') {
+        const conflict: ClaimConflict = {
+          status: 'conflict',
+          claimId,
+          holder: row.holder,
+          holderScope: row.scope,
+          summary: row.summary ?? '',
+          heldMs: Number(row.held_ms ?? 0),
+        };
+        return { ok: true, value: conflict };
+      }
+      const entryId = row.entry_id === null ? null : Number(row.entry_id);
+      return {
+        ok: true,
+        value: granted(claimId, row.scope, this.leaseMs, row.status === 'existing', entryId),
+      };
     } catch (err) {
       return { ok: false, error: `claims: ${errorText(err)}` };
     }
@@ -232,12 +155,10 @@ export class ClaimService {
       };
     }
     try {
-      const released = await inTransaction(this.pool, async (client) => {
-        await lockRun(client, input.runId);
-        await client.query(EXPIRE_SQL, [input.runId]);
-        const rows = await endClaims(client, input.runId, input.agent, outcome, parsed.value);
-        if (rows.length > 0) return rows[0]!;
-        return null;
+      const [released] = await this.releases.add(input.runId, {
+        agent: input.agent,
+        scope: parsed.value,
+        outcome,
       });
       if (released) return { ok: true, value: released };
       return { ok: false, error: await this.whyNotHeld(input.runId, input.agent, parsed.value) };
@@ -249,10 +170,10 @@ export class ClaimService {
   /** Releases every claim of the agent (when it finishes). Returns how many were released. */
   async releaseAll(runId: string, agent: string, outcome = 'agent finished'): Promise<Result<number>> {
     try {
-      const rows = await inTransaction(this.pool, async (client) => {
-        await lockRun(client, runId);
-        await client.query(EXPIRE_SQL, [runId]);
-        return endClaims(client, runId, agent, outcome.slice(0, MAX_OUTCOME_CHARS), null);
+      const rows = await this.releases.add(runId, {
+        agent,
+        scope: null,
+        outcome: outcome.slice(0, MAX_OUTCOME_CHARS),
       });
       return { ok: true, value: rows.length };
     } catch (err) {
@@ -327,10 +248,8 @@ export class ClaimService {
             ).rows.map((r) => r.run_id);
       let expired = 0;
       for (const run of runs) {
-        expired += await inTransaction(this.pool, async (client) => {
-          await lockRun(client, run);
-          return (await client.query(EXPIRE_SQL, [run])).rowCount ?? 0;
-        });
+        const res = await this.pool.query<{ n: number }>('SELECT colony.coord_sweep($1) AS n', [run]);
+        expired += res.rows[0]?.n ?? 0;
       }
       return { ok: true, value: expired };
     } catch (err) {
@@ -395,32 +314,64 @@ function granted(
   return { status: 'granted', claimId, scope, leaseMs, existing, entryId };
 }
 
-async function lockRun(client: pg.PoolClient, runId: string): Promise<void> {
-  await client.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`colony.claims:${runId}`]);
+interface ClaimRequest {
+  agent: string;
+  scope: string;
+  kind: Scope['kind'];
+  key: string;
+  summary: string;
+  leaseMs: number;
 }
 
-/** Ends the agent's held claims on `scope` (all of them when null) as released, logging each. */
-async function endClaims(
-  client: pg.PoolClient,
-  runId: string,
-  agent: string,
-  outcome: string,
-  scope: Scope | null,
-): Promise<{ claimId: number; scope: string }[]> {
-  const res = await client.query<{ id: string; scope: string }>(
-    `WITH r AS (
-       UPDATE colony.claims SET ended_at = clock_timestamp(), end_kind = 'released', outcome = $3
-       WHERE run_id = $1 AND agent = $2 AND ended_at IS NULL
-         AND ($4::text IS NULL OR (scope_kind = $4 AND scope_key = $5))
-       RETURNING id, scope
-     ),
-     logged AS (
-       INSERT INTO colony.events (run_id, agent, kind, data)
-       SELECT $1, $2, 'claim.released', jsonb_build_object('claimId', id, 'scope', scope, 'outcome', $3::text)
-       FROM r ORDER BY id
-     )
-     SELECT id, scope FROM r ORDER BY id`,
-    [runId, agent, outcome, scope?.kind ?? null, scope?.key ?? null],
+interface ReleaseRequest {
+  agent: string;
+  /** null: all of the agent's claims. */
+  scope: Scope | null;
+  outcome: string;
+}
+
+/**
+ * Claims of one run in one statement: coord_claim (migration 003) runs once per request, in order,
+ * inside one transaction — it takes the run's claims lock, ends lapsed leases, and grants or reports
+ * the conflict; each call sees the previous ones. One commit (one fsync) for the whole batch.
+ */
+async function claimBatch(pool: pg.Pool, runId: string, items: ClaimRequest[]): Promise<ClaimRow[]> {
+  const res = await pool.query<ClaimRow & { i: string }>(
+    `SELECT e.i, r.* FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(x, i)
+     CROSS JOIN LATERAL colony.coord_claim($1, e.x->>'agent', e.x->>'scope', e.x->>'kind', e.x->>'key',
+                                           e.x->>'summary', (e.x->>'leaseMs')::integer) r
+     ORDER BY e.i`,
+    [runId, JSON.stringify(items)],
   );
-  return res.rows.map((r) => ({ claimId: Number(r.id), scope: r.scope }));
+  return res.rows;
+}
+
+/** Releases of one run in one statement (coord_release per request, in order). */
+async function releaseBatch(
+  pool: pg.Pool,
+  runId: string,
+  items: ReleaseRequest[],
+): Promise<{ claimId: number; scope: string }[][]> {
+  const res = await pool.query<{ i: string; claim_id: string | null; scope: string | null }>(
+    `SELECT e.i, r.claim_id, r.scope FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(x, i)
+     LEFT JOIN LATERAL colony.coord_release($1, e.x->>'agent', e.x->>'kind', e.x->>'key', e.x->>'outcome') r ON true
+     ORDER BY e.i, r.claim_id`,
+    [
+      runId,
+      JSON.stringify(
+        items.map((item) => ({
+          agent: item.agent,
+          kind: item.scope?.kind ?? null,
+          key: item.scope?.key ?? null,
+          outcome: item.outcome,
+        })),
+      ),
+    ],
+  );
+  const out: { claimId: number; scope: string }[][] = items.map(() => []);
+  for (const row of res.rows) {
+    if (row.claim_id === null || row.scope === null) continue;
+    out[Number(row.i) - 1]?.push({ claimId: Number(row.claim_id), scope: row.scope });
+  }
+  return out;
 }

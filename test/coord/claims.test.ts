@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Coordination,
+  checkGrantHistory,
+  createCoordination,
+  createCoordinationTools,
+} from '../../src/coord/index.js';
+import type { StoredEvent } from '../../src/core/events.js';
+import type { Store } from '../../src/store/index.js';
+import { openTestStore, testRunId } from '../helpers/db.js';
+
+let store: Store;
+let coord: Coordination;
+
+beforeAll(async () => {
+  store = await openTestStore();
+  coord = await createCoordination(store, { leaseMs: 60_000 });
+});
+afterAll(async () => {
+  await coord.close();
+  await store.close();
+});
+
+async function claim(runId: string, agent: string, scope: string, summary = `${agent} works on ${scope}`) {
+  const r = await coord.claims.claim({ runId, agent, scope, summary });
+  if (!r.ok) throw new Error(r.error);
+  return r.value;
+}
+
+describe('claims', () => {
+  it('grants, reports conflicts with the holder, releases; each grant is a CLAIM entry', async () => {
+    const runId = testRunId('claim');
+    const granted = await claim(runId, 'a', 'src/parser/', 'rewrite the parser');
+    expect(granted).toMatchObject({ status: 'granted', scope: 'src/parser/', existing: false, entryId: 1 });
+    const conflict = await claim(runId, 'b', 'src/parser/lexer.ts');
+    expect(conflict).toMatchObject({
+      status: 'conflict',
+      holder: 'a',
+      holderScope: 'src/parser/',
+      summary: 'rewrite the parser',
+    });
+    expect(conflict.status === 'conflict' && conflict.heldMs).toBeGreaterThanOrEqual(0);
+    expect(await claim(runId, 'b', 'src/parser2/')).toMatchObject({ status: 'granted' });
+    expect(await claim(runId, 'c', 'src/')).toMatchObject({ status: 'conflict', holder: 'a' });
+    expect(await claim(runId, 'c', 'task:7')).toMatchObject({ status: 'granted' });
+    expect(await claim(runId, 'b', 'task:7')).toMatchObject({ status: 'conflict', holder: 'c' });
+    expect(await claim(runId, 'b', 'task:70')).toMatchObject({ status: 'granted' });
+
+    const released = await coord.claims.release({ runId, agent: 'a', scope: 'src/parser', outcome: 'done' });
+    expect(released).toEqual({ ok: true, value: { claimId: expect.any(Number), scope: 'src/parser/' } });
+    expect(await claim(runId, 'b', 'src/parser/lexer.ts')).toMatchObject({ status: 'granted' });
+    const notHeld = await coord.claims.release({ runId, agent: 'a', scope: 'src/parser/', outcome: 'again' });
+    expect(notHeld).toEqual({
+      ok: false,
+      error: 'your claim on src/parser/ was already released; your claims: none',
+    });
+
+    const ctx = await coord.context.read(runId, 'observer', { kinds: ['CLAIM'] });
+    expect(ctx.ok && ctx.value.entries.map((e) => [e.author, e.scope?.[0], e.summary])).toEqual([
+      ['a', 'src/parser/', 'rewrite the parser'],
+      ['b', 'src/parser2/', 'b works on src/parser2/'],
+      ['c', 'task:7', 'c works on task:7'],
+      ['b', 'task:70', 'b works on task:70'],
+      ['b', 'src/parser/lexer.ts', 'b works on src/parser/lexer.ts'],
+    ]);
+    const events = await store.log.read(runId);
+    const history = checkGrantHistory(events);
+    expect(history).toMatchObject({ ok: true, grants: 5, releases: 1, conflicts: 3, violations: [] });
+    expect(events.filter((e) => e.kind === 'claim.conflict')[0]?.data).toMatchObject({
+      scope: 'src/parser/lexer.ts',
+      holder: 'a',
+      holderScope: 'src/parser/',
+    });
+  });
+
+  it('own claims: a covered scope returns the held claim; a wider one is a new claim', async () => {
+    const runId = testRunId('claim');
+    const wide = await claim(runId, 'a', 'src/');
+    const narrow = await claim(runId, 'a', 'src/x.ts');
+    expect(narrow).toMatchObject({ status: 'granted', existing: true, scope: 'src/' });
+    expect(wide.status === 'granted' && narrow.status === 'granted' && narrow.claimId === wide.claimId).toBe(
+      true,
+    );
+    const file = await claim(runId, 'b', 'lib/y.ts');
+    const dir = await claim(runId, 'b', 'lib/');
+    expect(file.status === 'granted' && dir.status === 'granted' && dir.claimId !== file.claimId).toBe(true);
+    expect(checkGrantHistory(await store.log.read(runId)).ok).toBe(true);
+    expect(await coord.claims.releaseAll(runId, 'b')).toEqual({ ok: true, value: 2 });
+    expect(await claim(runId, 'c', 'lib/')).toMatchObject({ status: 'granted' });
+  });
+
+  it('leases expire visibly once; the next claimant takes the scope', async () => {
+    const runId = testRunId('claim');
+    const short = await createCoordination(store, { leaseMs: 150 });
+    try {
+      expect((await short.claims.claim({ runId, agent: 'a', scope: 'src/', summary: 's' })).ok).toBe(true);
+      await new Promise((r) => setTimeout(r, 250));
+      const [first, second] = await Promise.all([
+        claim(runId, 'b', 'src/a.ts'),
+        claim(runId, 'c', 'src/b.ts'),
+      ]);
+      expect([first.status, second.status]).toEqual(['granted', 'granted']);
+      const events = await store.log.read(runId);
+      const expired = events.filter((e) => e.kind === 'claim.expired') as StoredEvent<'claim.expired'>[];
+      expect(expired).toHaveLength(1);
+      expect(expired[0]?.data).toMatchObject({ scope: 'src/', holder: 'a' });
+      expect(expired[0]!.data.heldMs).toBeGreaterThanOrEqual(150);
+      expect(checkGrantHistory(events)).toMatchObject({ ok: true, expiries: 1 });
+      expect(await short.claims.release({ runId, agent: 'a', scope: 'src/', outcome: 'late' })).toEqual({
+        ok: false,
+        error: 'your claim on src/ expired (its lease lapsed); your claims: none',
+      });
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('a heartbeat keeps leases alive; without it they lapse', async () => {
+    const runId = testRunId('claim');
+    const short = await createCoordination(store, { leaseMs: 200 });
+    try {
+      await short.claims.claim({ runId, agent: 'alive', scope: 'a/', summary: 's' });
+      await short.claims.claim({ runId, agent: 'dead', scope: 'b/', summary: 's' });
+      const heartbeat = short.claims.startHeartbeat(() => [{ runId, agent: 'alive' }], { intervalMs: 50 });
+      await new Promise((r) => setTimeout(r, 500));
+      heartbeat.stop();
+      const held = await short.claims.held(runId);
+      expect(held.ok && held.value.map((c) => c.agent)).toEqual(['alive']);
+      const events = await store.log.read(runId, { kinds: ['claim.expired'] });
+      expect(events.map((e) => (e.data as { holder: string }).holder)).toEqual(['dead']);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('checkGrantHistory reports two holders of overlapping scopes', () => {
+    const ev = (seq: number, agent: string, kind: string, data: Record<string, unknown>) =>
+      ({ runId: 'r', seq, agent, kind, data, ts: '', hash: '', prevHash: '' }) as unknown as StoredEvent;
+    const bad = checkGrantHistory([
+      ev(1, 'a', 'claim.granted', { claimId: 1, scope: 'src/', summary: '', leaseMs: 1 }),
+      ev(2, 'b', 'claim.granted', { claimId: 2, scope: 'src/x.ts', summary: '', leaseMs: 1 }),
+      ev(3, 'a', 'claim.released', { claimId: 1, scope: 'src/', outcome: '' }),
+      ev(4, 'c', 'claim.granted', { claimId: 3, scope: 'src/y.ts', summary: '', leaseMs: 1 }),
+      ev(5, 'c', 'claim.released', { claimId: 9, scope: 'src/y.ts', outcome: '' }),
+    ]);
+    expect(bad.ok).toBe(false);
+    expect(bad.violations).toEqual([
+      {
+        runId: 'r',
+        seq: 2,
+        claimId: 2,
+        agent: 'b',
+        scope: 'src/x.ts',
+        otherClaimId: 1,
+        otherAgent: 'a',
+        otherScope: 'src/',
+      },
+    ]);
+    expect(bad.anomalies).toEqual(['seq 5: claim.released of claim 9 that is not held']);
+  });
+
+  it('claim and release tools', async () => {
+    const runId = testRunId('claim');
+    const [a, b] = [createCoordinationTools(coord, runId, 'a'), createCoordinationTools(coord, runId, 'b')];
+    const run = (tools: typeof a, name: string, args: unknown) =>
+      tools.find((t) => t.spec.name === name)!.run(args, {});
+    expect((await run(a, 'claim', { scope: 'src/parser/', summary: 'parser' })).content).toMatch(
+      /^Granted: you hold src\/parser\/ \(claim \d+; posted as CLAIM #1\)/,
+    );
+    expect((await run(b, 'claim', { scope: 'src/parser/x.ts', summary: 'x' })).content).toMatch(
+      /^Conflict: a holds src\/parser\/ \(for \d+s\): "parser"\. Choose other work/,
+    );
+    expect(await run(b, 'claim', { scope: '/abs', summary: 'x' })).toMatchObject({ isError: true });
+    expect(await run(b, 'release', { scope: 'src/parser/', outcome: 'x' })).toEqual({
+      isError: true,
+      content: 'you hold no claim on src/parser/; your claims: none',
+    });
+    expect(await run(a, 'release', { scope: 'src/parser/', outcome: 'done' })).toEqual({
+      isError: false,
+      content: 'Released src/parser/.',
+    });
+  });
+});
