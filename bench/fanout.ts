@@ -4,8 +4,10 @@
  * real agent loop, event log and DBOS (one workflow per run; the agents run inside its `work` step).
  * Prints one JSON line; keys and units are documented in bench/README.md.
  *
- * Usage: npm run bench -- fanout [--n 1000] [--latency-ms 1000] [--home DIR] [--keep]
+ * Usage: npm run bench -- fanout [--n 1000] [--latency-ms 1000] [--start-batch 50] [--home DIR] [--keep]
  *        [--pool 10] [--sample-ms 200]
+ * Diagnosis: [--trace] (where an agent's time goes, on stderr) [--cpu-prof FILE] (profile of the
+ * makespan) [--no-dbos] (the same phases without DBOS).
  */
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,12 +25,14 @@ import { createScrubber, secretValuesFromEnv } from '../src/core/secrets.js';
 import { createProvider, resolveModel } from '../src/model/index.js';
 import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { Budget } from '../src/swarm/budget.js';
-import { executeDurably } from '../src/swarm/durable.js';
+import { executeDurably, type RunPhases } from '../src/swarm/durable.js';
 import type { RunSpec } from '../src/swarm/run-spec.js';
 import { parseBenchArgs } from './lib/args.js';
 import { startFakeServer } from './lib/fake-server.js';
 import { makeFixtureRepo } from './lib/fixture-repo.js';
 import { allProcStats, cachedTree, type ProcStat, RssSampler, readProcStat, treeCpuMs } from './lib/proc.js';
+import { startProfile } from './lib/profile.js';
+import { createTrace } from './lib/trace.js';
 
 /** Model calls per agent in the `fanout` scenario: 5 tool-call steps, then the final answer. */
 const CALLS_PER_AGENT = 6;
@@ -60,6 +64,8 @@ async function main(): Promise<void> {
   const poolSize = args.number('pool', 10);
   const sampleMs = args.number('sample-ms', 200);
   const givenHome = args.string('home');
+  const profileFile = args.string('cpu-prof');
+  const startBatch = args.number('start-batch', 50);
   const scratch = mkdtempSync(join(tmpdir(), 'colony-fanout-'));
   const home = givenHome ?? join(scratch, 'home');
   const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -92,11 +98,14 @@ async function main(): Promise<void> {
     await recordNewRun(store, spec);
     const resolved = resolveModel(spec.model, { baseUrl: fake.url });
     if (!resolved.ok) throw new Error(resolved.error);
-    const provider = createProvider(resolved.model, {
+    const trace = args.flag('trace') ? createTrace() : null;
+    const wireProvider = createProvider(resolved.model, {
       apiKey: 'bench-not-a-secret',
       timeoutMs: spec.modelTimeoutMs,
       maxRetries: spec.maxRetries,
     });
+    const provider = trace ? trace.provider(wireProvider) : wireProvider;
+    if (trace) trace.watchLog(store.log);
     const tools = toolsForProfile(spec.profile, repo.dir);
     if (!tools.ok) throw new Error(tools.error);
     const toolNames = tools.tools.map((t) => t.spec.name);
@@ -118,7 +127,9 @@ async function main(): Promise<void> {
     let figures: WorkFigures | null = null;
 
     const runAgentNamed = async (name: string): Promise<AgentOutcome> => {
-      await log.append({
+      // Awaited only at the end: the log's single flusher commits it before (or with) this agent's
+      // first model.response, so the model call does not wait for it.
+      const started = log.append({
         runId: spec.runId,
         agent: name,
         kind: 'agent.started',
@@ -131,7 +142,7 @@ async function main(): Promise<void> {
           maxSteps: spec.maxSteps,
         },
       });
-      return runAgent(
+      const outcome = await runAgent(
         {
           runId: spec.runId,
           name,
@@ -144,48 +155,68 @@ async function main(): Promise<void> {
         },
         { log, scrubber, budget, history: [] },
       );
+      await started;
+      return outcome;
     };
 
-    await executeDurably({
-      runId: spec.runId,
-      systemDatabaseUrl: store.superuserUrl ?? store.databaseUrl,
-      phases: {
-        async prepare() {},
-        async work() {
-          rss.start(sampleMs);
-          const before = allProcStats();
-          const fakeBefore = readProcStat(fake.pid)?.cpuMs ?? 0;
-          const cpuBefore = process.cpuUsage();
-          const eluBefore = perf.eventLoopUtilization();
-          const t0 = performance.now();
-          const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => runAgentNamed(`a${i}`)));
-          const makespanMs = performance.now() - t0;
-          const cpu = process.cpuUsage(cpuBefore);
-          const after = allProcStats();
-          figures = {
-            makespanMs,
-            nodeCpuMs: (cpu.user + cpu.system) / 1000,
-            pgCpuMs: treeCpuMs(pm, after) - treeCpuMs(pm, before),
-            fakeCpuMs: (readProcStat(fake.pid)?.cpuMs ?? 0) - fakeBefore,
-            eventLoopBusy: perf.eventLoopUtilization(eluBefore).utilization,
-            outcomes,
-          };
-        },
-        async finalize() {
-          const failed = figures?.outcomes.filter((o) => o.status !== 'done').length ?? n;
-          const status = failed === 0 ? 'succeeded' : 'failed';
-          await log.append({
-            runId: spec.runId,
-            agent: null,
-            kind: 'run.finished',
-            data: { status, reason: `${n - failed} of ${n} agents answered`, resultBranch: null },
-          });
-          await runStore.setRunStatus(spec.runId, status);
-        },
+    const phases: RunPhases<void> = {
+      async prepare() {},
+      async work() {
+        const profiler = profileFile ? await startProfile(profileFile) : null;
+        rss.start(sampleMs);
+        const before = allProcStats();
+        const fakeBefore = readProcStat(fake.pid)?.cpuMs ?? 0;
+        const cpuBefore = process.cpuUsage();
+        const eluBefore = perf.eventLoopUtilization();
+        const t0 = performance.now();
+        const running: Promise<AgentOutcome>[] = [];
+        for (let i = 0; i < n; i++) {
+          running.push(runAgentNamed(`a${i}`));
+          // Yield to the event loop every few agents so that the first requests leave (and the
+          // server starts on them) while later agents are still being started.
+          if (startBatch > 0 && (i + 1) % startBatch === 0) await new Promise(setImmediate);
+        }
+        const outcomes = await Promise.all(running);
+        const makespanMs = performance.now() - t0;
+        await profiler?.stop();
+        const cpu = process.cpuUsage(cpuBefore);
+        const after = allProcStats();
+        figures = {
+          makespanMs,
+          nodeCpuMs: (cpu.user + cpu.system) / 1000,
+          pgCpuMs: treeCpuMs(pm, after) - treeCpuMs(pm, before),
+          fakeCpuMs: (readProcStat(fake.pid)?.cpuMs ?? 0) - fakeBefore,
+          eventLoopBusy: perf.eventLoopUtilization(eluBefore).utilization,
+          outcomes,
+        };
       },
-    });
+      async finalize() {
+        const failed = figures?.outcomes.filter((o) => o.status !== 'done').length ?? n;
+        const status = failed === 0 ? 'succeeded' : 'failed';
+        await log.append({
+          runId: spec.runId,
+          agent: null,
+          kind: 'run.finished',
+          data: { status, reason: `${n - failed} of ${n} agents answered`, resultBranch: null },
+        });
+        await runStore.setRunStatus(spec.runId, status);
+      },
+    };
+    // --no-dbos (diagnosis only): the same phases without DBOS, to measure what DBOS costs.
+    if (args.flag('no-dbos')) {
+      await phases.prepare();
+      await phases.work();
+      await phases.finalize();
+    } else {
+      await executeDurably({
+        runId: spec.runId,
+        systemDatabaseUrl: store.superuserUrl ?? store.databaseUrl,
+        phases,
+      });
+    }
     await log.flush();
     rss.stop();
+    if (trace) process.stderr.write(`${trace.report()}\n`);
     const work = figures as WorkFigures | null;
     if (!work) throw new Error('the work phase did not run');
 
@@ -200,7 +231,9 @@ async function main(): Promise<void> {
     const idealMs = CALLS_PER_AGENT * latencyMs;
     const r = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
     const colonyCpuMs = work.nodeCpuMs + work.pgCpuMs;
-    const pids = [...rss.seen].map(([pid, comm]) => `${pid}:${comm}`);
+    const pids = [...rss.seen].map(
+      ([pid, comm]) => `${pid}:${comm}:${Math.round((rss.peakByPid.get(pid) ?? 0) / MB)}MB`,
+    );
     console.log(
       JSON.stringify({
         n,
@@ -213,6 +246,7 @@ async function main(): Promise<void> {
         pgCpuMsPerCall: r(work.pgCpuMs / Math.max(1, modelCalls)),
         fakeCpuMsPerCall: r(work.fakeCpuMs / Math.max(1, modelCalls)),
         peakRssMB: r(rss.peakBytes / MB, 1),
+        peakNodeRssMB: r((rss.peakByPid.get(process.pid) ?? 0) / MB, 1),
         eventLoopBusy: r(work.eventLoopBusy, 2),
         events,
         verified: verified.ok && verified.events === events,
@@ -220,7 +254,7 @@ async function main(): Promise<void> {
         fakeRequests: await fake.requests(),
         agentsDone: work.outcomes.filter((o) => o.status === 'done').length,
         flushes: log.stats.flushes,
-        note: `RSS summed over this node process and the embedded Postgres (postmaster ${pm} and backends): ${pids.join(' ')}; host ${hostname()}`,
+        note: `peakRssMB sums RSS over this node process and the embedded Postgres (postmaster ${pm} and its backends); pid:name:own peak: ${pids.join(' ')}; host ${hostname()}`,
       }),
     );
   } finally {

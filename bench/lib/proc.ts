@@ -106,6 +106,8 @@ export function cachedTree(root: number, rescanMs = 1000): () => ProcStat[] {
  */
 export class RssSampler {
   peakBytes = 0;
+  /** The peak of each process on its own (they need not peak at the same time). */
+  readonly peakByPid = new Map<number, number>();
   samples = 0;
   readonly seen = new Map<number, string>();
   private timer: NodeJS.Timeout | undefined;
@@ -128,6 +130,7 @@ export class RssSampler {
     for (const s of this.pids()) {
       bytes += s.rssBytes;
       this.seen.set(s.pid, s.comm);
+      if (s.rssBytes > (this.peakByPid.get(s.pid) ?? 0)) this.peakByPid.set(s.pid, s.rssBytes);
     }
     this.samples++;
     if (bytes > this.peakBytes) this.peakBytes = bytes;
