@@ -192,24 +192,28 @@ export class ContextService {
     }
     const kinds = options.kinds && options.kinds.length > 0 ? options.kinds : null;
     try {
-      const rows = await inTransaction(this.pool, async (client) => {
-        // Takes the agent's cursor row lock, so two reads by one agent cannot return the same entries.
-        const cursor = await client.query<{ low: string }>(
-          `INSERT INTO colony.context_cursors AS c (run_id, agent) VALUES ($1, $2)
+      const rows = await inTransaction(
+        this.pool,
+        async (client) => {
+          // Takes the agent's cursor row lock, so two reads by one agent cannot return the same entries.
+          const cursor = await client.query<{ low: string }>(
+            `INSERT INTO colony.context_cursors AS c (run_id, agent) VALUES ($1, $2)
            ON CONFLICT (run_id, agent) DO UPDATE SET low = c.low RETURNING low`,
-          [runId, agent],
-        );
-        const low = cursor.rows[0]?.low ?? '0';
-        const res = await client.query<ReadRow>(READ_SQL, [
-          runId,
-          agent,
-          low,
-          kinds,
-          grep ? JSON.stringify(grep) : null,
-          limit,
-        ]);
-        return res.rows;
-      });
+            [runId, agent],
+          );
+          const low = cursor.rows[0]?.low ?? '0';
+          const res = await client.query<ReadRow>(READ_SQL, [
+            runId,
+            agent,
+            low,
+            kinds,
+            grep ? JSON.stringify(grep) : null,
+            limit,
+          ]);
+          return res.rows;
+        },
+        { asyncCommit: true },
+      );
       const first = rows[0];
       return {
         ok: true,

@@ -256,25 +256,29 @@ export class MessageService {
     via: Delivery,
   ): Promise<Result<MessageReadResult>> {
     try {
-      const rows = await inTransaction(this.pool, async (client) => {
-        const cursor = await client.query<{ direct_low: string; channel_low: string }>(
-          `INSERT INTO colony.message_cursors AS mc (run_id, agent) VALUES ($1, $2)
+      const rows = await inTransaction(
+        this.pool,
+        async (client) => {
+          const cursor = await client.query<{ direct_low: string; channel_low: string }>(
+            `INSERT INTO colony.message_cursors AS mc (run_id, agent) VALUES ($1, $2)
            ON CONFLICT (run_id, agent) DO UPDATE SET direct_low = mc.direct_low
            RETURNING direct_low, channel_low`,
-          [runId, agent],
-        );
-        const cur = cursor.rows[0];
-        const res = await client.query<ReadRow>(READ_SQL, [
-          runId,
-          agent,
-          cur?.direct_low ?? '0',
-          cur?.channel_low ?? '0',
-          withChannels,
-          MAX_MESSAGES_PER_READ,
-          via,
-        ]);
-        return res.rows;
-      });
+            [runId, agent],
+          );
+          const cur = cursor.rows[0];
+          const res = await client.query<ReadRow>(READ_SQL, [
+            runId,
+            agent,
+            cur?.direct_low ?? '0',
+            cur?.channel_low ?? '0',
+            withChannels,
+            MAX_MESSAGES_PER_READ,
+            via,
+          ]);
+          return res.rows;
+        },
+        { asyncCommit: true },
+      );
       const out: MessageReadResult = { direct: [], channel: [], more: false };
       for (const row of rows) {
         if (row.box === null || row.id === null) continue;
