@@ -14,6 +14,7 @@ usage: colony <command> [options]
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices
+  approve RUN MR     approve a merge request (runs with manual approval)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,
   clean: async () => (await import('./commands/clean.js')).cleanCommand,
+  approve: async () => (await import('./commands/approve.js')).approveCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

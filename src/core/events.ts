@@ -77,7 +77,13 @@ export interface EventPayloads {
   warning: { message: string };
 
   // Coordination (shared context, messages, claims) — see docs/coordination.md.
-  'context.posted': { id: number; kind: ContextKind; summary: string; scope: string[] | null; hasDetail: boolean };
+  'context.posted': {
+    id: number;
+    kind: ContextKind;
+    summary: string;
+    scope: string[] | null;
+    hasDetail: boolean;
+  };
   'message.sent': { id: number; to: string | null; channel: string | null; text: string };
   /** A direct message injected into the receiver's next model request (the interrupt). */
   'message.delivered': { ids: number[]; via: 'interrupt' | 'message_read' | 'context_read' };
@@ -89,8 +95,14 @@ export interface EventPayloads {
   // Integration queue — see docs/integration.md.
   'merge.requested': { mr: number; branch: string; commit: string; note: string };
   'merge.landed': { mr: number; commit: string; mainBefore: string; batch: number[] };
-  'merge.rejected': { mr: number; reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error'; files: string[]; output: string };
+  'merge.rejected': {
+    mr: number;
+    reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error';
+    files: string[];
+    output: string;
+  };
   'merge.awaiting_approval': { mr: number; commit: string };
+  'merge.approved': { mr: number; by: string };
   'workspace.synced': { branch: string; main: string; landedSince: number; conflicts: string[] };
 }
 

@@ -7,11 +7,8 @@
 import type { EventInput, EventKind, EventPayloads, StoredEvent } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
 
-/**
- * Not yet declared in src/core/events.ts (requested): `'merge.approved' { mr, by }`, appended by
- * `approveFromOutside`. Until it is, this one constant names it outside the typed vocabulary.
- */
-export const MERGE_APPROVED = 'merge.approved' as EventKind;
+/** Appended by `approveFromOutside`; a queue waiting for approval reads it from the log. */
+export const MERGE_APPROVED = 'merge.approved' satisfies EventKind;
 
 export interface RequestRecord {
   mr: number;
@@ -82,6 +79,5 @@ export class MrLedger {
 
 /** The approval event for another process's queue (see MERGE_APPROVED). */
 export function approvalEvent(runId: string, mr: number, by: string): EventInput {
-  // The kind is not in EventPayloads yet; the payload shape is the one requested for it.
-  return { runId, agent: null, kind: MERGE_APPROVED, data: { mr, by } } as unknown as EventInput;
+  return { runId, agent: null, kind: MERGE_APPROVED, data: { mr, by } };
 }
