@@ -10,6 +10,7 @@ import type { EventLog } from '../store/types.js';
 import type { Budget, BudgetHit } from '../swarm/budget.js';
 import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
+import { PendingWrites } from './pending-writes.js';
 import { summariseToolResult } from './tool-summary.js';
 import type { Tool, ToolResult } from './tools/types.js';
 
@@ -73,8 +74,10 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
   }
   const emit = (kind: Parameters<typeof appendFor>[2], data: unknown) => appendFor(deps, spec, kind, data);
   const toolsByName = new Map(spec.tools.map((tool) => [tool.spec.name, tool]));
+  const writes = new PendingWrites();
 
   const finish = async (outcome: AgentOutcome): Promise<AgentOutcome> => {
+    await writes.settle();
     if (outcome.limit) await emit('limit.hit', outcome.limit);
     await emit('agent.finished', {
       status: outcome.status,
@@ -90,7 +93,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     // 1. Finish the tool calls of the last response that have no logged result (after a crash too).
     for (const call of [...state.pendingCalls]) {
       if (deps.signal?.aborted) break;
-      const result = await executeToolCall(call, toolsByName, spec, deps, state.steps);
+      const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes);
       state.messages.push({
         role: 'tool',
         toolCallId: call.id,
@@ -163,7 +166,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     const result = await spec.provider.call(request, {
       signal: deps.signal,
       onRetry: ({ attempt, delayMs, error }) => {
-        void emit('model.retry', { step, attempt, delayMs, kind: error.kind, status: error.status });
+        writes.track(emit('model.retry', { step, attempt, delayMs, kind: error.kind, status: error.status }));
       },
     });
     if (!result.ok) {
@@ -181,12 +184,17 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     const turn: ModelTurn = deps.scrubber.scrubValue(result.turn);
     deps.budget.record(turn.usage, turn.costUsd);
     for (const message of injected) state.messages.push(message);
-    await emit('model.response', {
-      step,
-      turn,
-      latencyMs: Math.round(performance.now() - started),
-      requestMessages: request.messages.length,
-    });
+    // Not awaited here: a tool that changes files waits for it (settle) before it runs; read-only
+    // tools and the next model request need not, since a crash can then only repeat work that has no
+    // lasting effect (the call in flight, a read) — this keeps commits off the critical path.
+    writes.track(
+      emit('model.response', {
+        step,
+        turn,
+        latencyMs: Math.round(performance.now() - started),
+        requestMessages: request.messages.length,
+      }),
+    );
     state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     state.steps = step;
     state.pendingCalls = [...turn.toolCalls];
@@ -201,17 +209,22 @@ async function executeToolCall(
   spec: AgentSpec,
   deps: AgentDeps,
   step: number,
+  writes: PendingWrites,
 ): Promise<ToolResult> {
-  void appendFor(deps, spec, 'tool.started', {
-    step,
-    callId: call.id,
-    name: call.name,
-    arguments: call.arguments,
-  });
+  // Side effects only after the log holds the response that asked for them.
+  if (toolsByName.get(call.name)?.mutates) await writes.settle();
+  writes.track(
+    appendFor(deps, spec, 'tool.started', {
+      step,
+      callId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }),
+  );
   const started = performance.now();
   const raw = await invokeTool(call, toolsByName, deps.signal);
   const content = deps.scrubber.scrub(raw.content);
-  await appendFor(deps, spec, 'tool.finished', {
+  const finished = appendFor(deps, spec, 'tool.finished', {
     step,
     callId: call.id,
     name: call.name,
@@ -220,6 +233,7 @@ async function executeToolCall(
     summary: summariseToolResult(call.name, { content, isError: raw.isError }),
     durationMs: Math.round(performance.now() - started),
   });
+  writes.track(finished);
   return { content, isError: raw.isError };
 }
 
