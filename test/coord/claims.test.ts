@@ -133,6 +133,46 @@ describe('claims', () => {
     }
   });
 
+  it('grants (with expiries and conflicts) and concurrent posts in one run never deadlock', async () => {
+    const runId = testRunId('claim');
+    const quick = await createCoordination(store, { leaseMs: 5 });
+    try {
+      const errors: string[] = [];
+      let stop = false;
+      const poster = (async () => {
+        for (let i = 0; !stop; i++) {
+          const posted = await Promise.all(
+            Array.from({ length: 20 }, (_, j) =>
+              quick.context.post({ runId, author: 'p', kind: 'FACT', summary: `x${i}.${j}` }),
+            ),
+          );
+          for (const r of posted) if (!r.ok) errors.push(r.error);
+        }
+      })();
+      await Promise.all(
+        Array.from({ length: 30 }, async (_, a) => {
+          for (let i = 0; i < 20; i++) {
+            const r = await quick.claims.claim({
+              runId,
+              agent: `a${a}`,
+              scope: `src/${i % 5}/`,
+              summary: 's',
+            });
+            if (!r.ok) errors.push(r.error);
+          }
+        }),
+      );
+      stop = true;
+      await poster;
+      expect(errors).toEqual([]);
+      const history = checkGrantHistory(await store.log.read(runId));
+      expect(history).toMatchObject({ ok: true });
+      expect(history.expiries).toBeGreaterThan(0);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('checkGrantHistory reports two holders of overlapping scopes', () => {
     const ev = (seq: number, agent: string, kind: string, data: Record<string, unknown>) =>
       ({ runId: 'r', seq, agent, kind, data, ts: '', hash: '', prevHash: '' }) as unknown as StoredEvent;

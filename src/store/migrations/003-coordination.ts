@@ -156,6 +156,10 @@ DECLARE
   v_entry bigint;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended('colony.claims:' || p_run, 0));
+  -- Lock the run's context head before any event is written: posts take it before the run's event
+  -- head too, so both orders agree (no deadlock between a grant and a concurrent post).
+  INSERT INTO colony.context_heads AS h (run_id, last_id) VALUES (p_run, 0)
+  ON CONFLICT (run_id) DO UPDATE SET last_id = h.last_id;
   PERFORM colony.coord_expire(p_run);
   -- Already covered by one of the agent's own claims (same scope or an ancestor): renew it.
   SELECT k.id, k.scope INTO c FROM colony.claims k
