@@ -3,6 +3,8 @@
  * one are the same thing: the loop rebuilds its state here and carries on from the last logged step,
  * so no completed model call or tool call is ever repeated.
  */
+
+import { formatDirectMessage } from '../coord/injector.js';
 import type { StoredEvent } from '../core/events.js';
 import type { Message, ToolCall } from '../model/types.js';
 import { applyCompaction } from './compaction.js';
@@ -18,6 +20,8 @@ export interface ConversationState {
   finalText: string;
   /** Set when the agent already finished (agent.finished logged). */
   finished: { status: 'done' | 'failed' | 'stopped'; stopReason: string; reason: string } | null;
+  /** Direct messages delivered as an interrupt, waiting to go in front of the next model turn. */
+  interrupts: Message[];
 }
 
 export function initialConversation(task: string): ConversationState {
@@ -28,6 +32,7 @@ export function initialConversation(task: string): ConversationState {
     answered: false,
     finalText: '',
     finished: null,
+    interrupts: [],
   };
 }
 
@@ -35,6 +40,9 @@ export function initialConversation(task: string): ConversationState {
 export function replayConversation(task: string, events: readonly StoredEvent[]): ConversationState {
   const state = initialConversation(task);
   for (const event of events) applyEvent(state, event);
+  // Delivered but not yet answered (a crash before the model call): they go into the next request.
+  state.messages.push(...state.interrupts);
+  state.interrupts = [];
   return state;
 }
 
@@ -42,6 +50,10 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
   switch (event.kind) {
     case 'model.response': {
       const { turn } = (event as StoredEvent<'model.response'>).data;
+      // Interrupts were in the request that produced this turn, after its tool results. (Their
+      // delivery event may commit before the last tool result's, so placement is by turn, not seq.)
+      state.messages.push(...state.interrupts);
+      state.interrupts = [];
       state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
       state.steps += 1;
       state.pendingCalls = [...turn.toolCalls];
@@ -59,6 +71,14 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
         isError: data.isError,
       });
       state.pendingCalls = state.pendingCalls.filter((call) => call.id !== data.callId);
+      return;
+    }
+    case 'message.delivered': {
+      const data = (event as StoredEvent<'message.delivered'>).data;
+      if (data.via !== 'interrupt') return;
+      for (const message of data.messages ?? []) {
+        state.interrupts.push({ role: 'user', content: formatDirectMessage(message) });
+      }
       return;
     }
     case 'compaction': {

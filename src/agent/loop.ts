@@ -152,11 +152,12 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
       });
     }
 
-    // 4. One model call; its response is durably logged before any tool runs.
-    const injected = deps.beforeModelCall ? await deps.beforeModelCall() : [];
+    // 4. One model call. Direct messages delivered now are part of the conversation from here on
+    //    (replay puts them back at the same place, see conversation.ts).
+    if (deps.beforeModelCall) state.messages.push(...(await deps.beforeModelCall()));
     const request: ModelRequest = {
       system: spec.system,
-      messages: injected.length > 0 ? [...state.messages, ...injected] : state.messages,
+      messages: state.messages,
       tools: spec.tools.map((tool) => tool.spec),
       stablePrefixMessages: 1,
       stream: spec.stream ?? false,
@@ -183,7 +184,6 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     }
     const turn: ModelTurn = deps.scrubber.scrubValue(result.turn);
     deps.budget.record(turn.usage, turn.costUsd);
-    for (const message of injected) state.messages.push(message);
     // Not awaited here: a tool that changes files waits for it (settle) before it runs; read-only
     // tools and the next model request need not, since a crash can then only repeat work that has no
     // lasting effect (the call in flight, a read) — this keeps commits off the critical path.

@@ -105,8 +105,11 @@ moved AS (
 ),
 logged AS (
   INSERT INTO colony.events (run_id, agent, kind, data)
-  SELECT $1, $2, 'message.delivered', jsonb_build_object('ids', jsonb_agg(x.id ORDER BY x.id), 'via', $7::text)
-  FROM (SELECT id FROM ds UNION ALL SELECT id FROM cs) x
+  SELECT $1, $2, 'message.delivered', jsonb_build_object(
+    'ids', jsonb_agg(x.id ORDER BY x.id), 'via', $7::text,
+    -- The texts too, so a recovered agent's conversation gets back the messages injected into it.
+    'messages', jsonb_agg(jsonb_build_object('id', x.id, 'from', x.sender, 'text', x.text) ORDER BY x.id))
+  FROM (SELECT id, sender, text FROM ds UNION ALL SELECT id, sender, text FROM cs) x
   HAVING count(*) > 0
 )
 SELECT x.box, x.id, x.sender, x.recipient, x.channel, x.text, ${isoText('x.created_at')} AS created_at,

@@ -86,7 +86,11 @@ export interface EventPayloads {
   };
   'message.sent': { id: number; to: string | null; channel: string | null; text: string };
   /** A direct message injected into the receiver's next model request (the interrupt). */
-  'message.delivered': { ids: number[]; via: 'interrupt' | 'message_read' | 'context_read' };
+  'message.delivered': {
+    ids: number[];
+    via: 'interrupt' | 'message_read' | 'context_read';
+    messages: Array<{ id: number; from: string; text: string }>;
+  };
   'claim.granted': { claimId: number; scope: string; summary: string; leaseMs: number };
   'claim.conflict': { scope: string; holder: string; holderScope: string; heldMs: number };
   'claim.released': { claimId: number; scope: string; outcome: string };

@@ -109,7 +109,16 @@ describe('messages', () => {
     const delivered = (await store.log.read(runId, {
       kinds: ['message.delivered'],
     })) as StoredEvent<'message.delivered'>[];
-    expect(delivered.map((e) => e.data)).toEqual([{ ids: [2, 3], via: 'interrupt' }]);
+    expect(delivered.map((e) => e.data)).toEqual([
+      {
+        ids: [2, 3],
+        via: 'interrupt',
+        messages: [
+          { id: 2, from: 'peer-2', text: 'stop editing lexer.ts' },
+          { id: 3, from: 'user', text: 'focus on tests' },
+        ],
+      },
+    ]);
     // The channel message is still unread: message_read delivers it.
     const tools = createCoordinationTools(other, runId, 'peer-1');
     const result = await tools.find((t) => t.spec.name === 'message_read')!.run({}, {});
