@@ -41,7 +41,8 @@ export function jsonForPostgres(json: string): string {
 
 /**
  * Stable grouping by run: order only matters within a run, and consecutive rows of one run let the
- * insert trigger continue from its cached head instead of taking the head row again.
+ * insert trigger continue from its cached head instead of taking the head row again. Runs go in
+ * sorted order so that two processes always lock run heads in the same order (no deadlock).
  */
 function groupByRun(batch: Pending[]): Pending[] {
   const first = batch[0]?.event.runId;
@@ -52,7 +53,9 @@ function groupByRun(batch: Pending[]): Pending[] {
     if (group) group.push(p);
     else groups.set(p.event.runId, [p]);
   }
-  return [...groups.values()].flat();
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .flatMap(([, group]) => group);
 }
 
 function batchError(count: number, err: unknown): Error {
