@@ -14,6 +14,7 @@ usage: colony <command> [options]
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices
+  send RUN ...       message an agent (--to, interrupts) or a channel (--channel)
   approve RUN MR     approve a merge request (runs with manual approval)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,
   clean: async () => (await import('./commands/clean.js')).cleanCommand,
+  send: async () => (await import('./commands/send.js')).sendCommand,
   approve: async () => (await import('./commands/approve.js')).approveCommand,
 };
 

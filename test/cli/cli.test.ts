@@ -181,6 +181,23 @@ describe('colony run against a real HTTP provider', () => {
     expect(fake.stats().requests).toBe(before);
   });
 
+  it('send delivers a user message to an agent of the run', async () => {
+    const bad = await colony(['send', runId, 'no target']);
+    expect(bad.code).toBe(2);
+    const r = await colony(['send', runId, '--to', 'solo', 'please', 'add', 'tests']);
+    expect(r.code).toBe(0);
+    const { createCoordination } = await import('../../src/coord/index.js');
+    const store = await openTestStore();
+    const coord = await createCoordination(store);
+    try {
+      const taken = await coord.messages.takeDirect(runId, 'solo', 'interrupt');
+      expect(taken.ok && taken.value.map((m) => [m.from, m.text])).toEqual([['user', 'please add tests']]);
+    } finally {
+      await coord.close();
+      await store.close();
+    }
+  });
+
   it('clean removes the run folder of finished runs but keeps their events', async () => {
     const store = await openTestStore();
     const { existsSync } = await import('node:fs');

@@ -1,0 +1,47 @@
+import { createCoordination, USER_SENDER } from '../../coord/index.js';
+import { parseFlags, UsageError } from '../args.js';
+import { CliFailure, requireRun, withStore } from '../store-access.js';
+
+export const SEND_HELP = `colony send RUN (--to AGENT | --channel NAME) TEXT
+
+Sends a message from the user to a run's agents. A direct message (--to) interrupts: it goes into the
+agent's very next model request, ahead of everything else. A channel message (--channel, "all" for
+every agent) is delivered at the agents' next gather step (message_read or context_read).`;
+
+export async function sendCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    { to: { type: 'string' }, channel: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    'send',
+  );
+  if (values.help) {
+    process.stdout.write(`${SEND_HELP}\n`);
+    return 0;
+  }
+  const [runId, ...words] = positionals;
+  const text = words.join(' ').trim();
+  if (!runId || text === '')
+    throw new UsageError('send: usage: colony send RUN (--to AGENT | --channel NAME) TEXT');
+  if (Boolean(values.to) === Boolean(values.channel))
+    throw new UsageError('send: give exactly one of --to AGENT or --channel NAME');
+  return withStore(async (store) => {
+    await requireRun(store, runId);
+    const coord = await createCoordination(store);
+    try {
+      const sent = await coord.messages.send({
+        runId,
+        from: USER_SENDER,
+        to: values.to ?? null,
+        channel: values.channel ?? null,
+        text,
+      });
+      if (!sent.ok) throw new CliFailure(sent.error);
+      process.stdout.write(
+        `sent message ${sent.value.id} to ${values.to ? `agent ${values.to}` : `channel ${values.channel}`} of run ${runId}\n`,
+      );
+      return 0;
+    } finally {
+      await coord.close();
+    }
+  });
+}
