@@ -17,11 +17,11 @@ import type { Provider } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
 import { createHub } from '../workspace/hub.js';
 import { fetchResult } from '../workspace/result.js';
+import { runShellCommand } from '../workspace/shell-command.js';
 import { addWorktree, commitAll } from '../workspace/worktree.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
 import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from './run-spec.js';
-import { runShellCommand } from './shell-command.js';
 
 export interface SoloContext {
   spec: RunSpec;

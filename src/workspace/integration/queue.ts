@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import type { EventInput, EventKind } from '../../core/events.js';
-import { runShellCommand } from '../../swarm/shell-command.js';
+import { runShellCommand } from '../shell-command.js';
 import { git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
 import { addWorktree } from '../worktree.js';
