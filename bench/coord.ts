@@ -22,6 +22,7 @@ import {
   directMessageInjector,
 } from '../src/coord/index.js';
 import { openStore, type Store } from '../src/store/index.js';
+import { integrationFigures } from './integration.js';
 import { parseBenchArgs } from './lib/args.js';
 
 const args = parseBenchArgs(process.argv.slice(2));
@@ -290,7 +291,7 @@ async function main(): Promise<void> {
   const store = await openStore({ home, quiet: true, databaseUrl: '', poolSize: 20 });
   const coord = await createCoordination(store);
   const receiverSide = await createCoordination(store);
-  const parts = new Set((args.string('parts') ?? 'append,read,dm,claims').split(','));
+  const parts = new Set((args.string('parts') ?? 'append,read,dm,claims,integration').split(','));
   const result: Record<string, unknown> = {};
   const part = async (name: string, run: () => Promise<Record<string, unknown>>) => {
     if (!parts.has(name)) return;
@@ -314,6 +315,11 @@ async function main(): Promise<void> {
       ...(await idleInjectorCost(receiverSide, 1000)),
     }));
     await part('claims', () => claimBench(coord, store, claimants, claimOps));
+    // Integration queue on the demo repository with its test suite as verify (bench/integration.ts).
+    await part('integration', async () => {
+      const figures = await integrationFigures({ n: args.number('merges', 20), batchSize: 8, store });
+      return Object.fromEntries(Object.entries(figures).map(([key, value]) => [`integration_${key}`, value]));
+    });
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await receiverSide.close();
