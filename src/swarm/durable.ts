@@ -9,6 +9,7 @@
  * never launch DBOS, so they can never resume (and spend on) anything.
  */
 import { DBOS } from '@dbos-inc/dbos-sdk';
+import pg from 'pg';
 
 export interface RunPhases<R> {
   prepare(): Promise<void>;
@@ -31,8 +32,30 @@ const runWorkflow = DBOS.registerWorkflow(
   { name: 'colony.run' },
 );
 
-/** Pinned so that a code edit never strands pending work from an older build. */
-const APPLICATION_VERSION = 'colony-durable-1';
+/**
+ * Pinned (not a hash of the sources) so a code edit never strands pending work from an older build,
+ * and per run: DBOS dequeues recovered workflows by application version, so with one shared version
+ * any Colony process could pick up another process's recovered run (which only its host can run).
+ */
+function applicationVersion(runId: string): string {
+  return `colony-durable-1:${runId}`;
+}
+
+/**
+ * DBOS creates and migrates its system schema at launch without a lock between processes; two first
+ * launches at once can break it for good. Launches are serialised by a Postgres advisory lock.
+ */
+async function withLaunchLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(`SELECT pg_advisory_lock(hashtext('colony.dbos.launch'))`);
+    return await fn();
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
 
 export async function executeDurably<R>(options: {
   runId: string;
@@ -45,12 +68,12 @@ export async function executeDurably<R>(options: {
     systemDatabaseUrl: options.systemDatabaseUrl,
     systemDatabaseSchemaName: 'dbos',
     executorID: `run:${options.runId}`,
-    applicationVersion: APPLICATION_VERSION,
+    applicationVersion: applicationVersion(options.runId),
     logLevel: 'error',
     systemDatabasePoolSize: 4,
   });
   try {
-    await DBOS.launch();
+    await withLaunchLock(options.systemDatabaseUrl, () => DBOS.launch());
     // Idempotent: when launch() already recovered this run's workflow, this returns its handle.
     const handle = await DBOS.startWorkflow(runWorkflow, { workflowID: options.runId })(options.runId);
     return (await handle.getResult()) as R;

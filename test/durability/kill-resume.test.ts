@@ -289,9 +289,6 @@ const MID_STREAM_WRITE_FINALIZE: Kill[] = [
 ];
 
 const knownBug = IN_FLIGHT_EXACTLY_ONCE ? it : it.fails;
-/** Flip when a recovered workflow can only be executed by the process that resumes its run. */
-const RECOVERY_STAYS_HOME = false;
-const knownBugRecovery = RECOVERY_STAYS_HOME ? it : it.fails;
 
 describe('kill -9 at random points, then colony resume', () => {
   it('finishes every run with the uninterrupted diff, serving each model request once except those in flight at a kill', async () => {
@@ -364,8 +361,8 @@ describe('kill -9 at random points, then colony resume', () => {
     300_000,
   );
 
-  knownBugRecovery(
-    'several runs resumed at once each finish (KNOWN BUG: recovery goes through a queue every DBOS process polls)',
+  it(
+    'several runs resumed at once each finish (recovery stays in the resuming process)',
     async () => {
       const fake = await startFake('overwrite');
       const runs = await Promise.all(
