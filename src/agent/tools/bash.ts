@@ -2,6 +2,11 @@
  * `bash {command, timeout_s?}`: run `bash -c` in the worktree, in its own process group, with a
  * time-out, an output cap and an environment without secrets. The whole group is killed on
  * time-out, on abort, and when the command exits (background processes do not outlive it).
+ *
+ * If Colony itself dies (even by SIGKILL) nothing in Node can kill the group, so a watchdog lives
+ * inside it: the command runs under a small wrapper whose background `read` waits on a stdin pipe from
+ * Node that Node never writes to. When Node dies the kernel closes its end, `read` sees EOF and the
+ * watchdog kills the whole group, so no command outlives the process that would record its result.
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
@@ -15,6 +20,26 @@ export const BASH_MAX_TIMEOUT_S = 600;
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
 /** After the command exits, how long to wait for pipes held by stragglers before giving up. */
 const DRAIN_GRACE_MS = 2_000;
+
+/**
+ * Run as `bash -c WRAPPER colony-bash COMMAND`. fd 3 keeps Node's pipe, stdin becomes /dev/null and
+ * the wrapper's own stderr goes to /dev/null (so its job notices, like "Killed", never reach the
+ * output; the command's stderr is fd 4). The watchdog is a builtin-only subshell (one process),
+ * killed and reaped by the wrapper when the command ends, so it neither delays the result nor is
+ * left behind as an orphan or zombie. The command's status is passed on (a signal death of the
+ * command's shell now shows as exit code 128+N, as in any bash script).
+ */
+const WRAPPER = [
+  'exec 3<&0 </dev/null 4>&2 2>/dev/null',
+  'SHLVL=$((SHLVL - 1))', // the command sees the same level as without the wrapper
+  '{ while read -r -u 3 _; do :; done; kill -KILL 0; } >/dev/null 4>&- &',
+  'w=$!',
+  'bash -c "$1" 2>&4 3<&- 4>&-',
+  's=$?',
+  'kill -KILL "$w"',
+  'wait "$w"',
+  'exit "$s"',
+].join('\n');
 
 export interface BashToolOptions {
   /** Environment to start from (secrets are removed). Default: `process.env`. */
@@ -74,12 +99,14 @@ function runBash(root: string, command: string, options: RunOptions): Promise<To
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
 
-    const child = spawn('bash', ['-c', command], {
+    const child = spawn('bash', ['-c', WRAPPER, 'colony-bash', command], {
       cwd: root,
       env: options.env,
       detached: true, // own process group, so the whole tree can be killed at once
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // stdin is the watchdog's pipe: never written to nor closed while the command runs.
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.on('error', () => {}); // EPIPE and the like: the pipe carries no data anyway
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => output.push(chunk));
@@ -113,6 +140,7 @@ function runBash(root: string, command: string, options: RunOptions): Promise<To
       // A straggler outside our process group may still hold the pipes; stop listening to it.
       child.stdout.destroy();
       child.stderr.destroy();
+      child.stdin.destroy();
       resolve(result);
     };
 
