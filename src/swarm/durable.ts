@@ -50,7 +50,15 @@ async function withLaunchLock<T>(databaseUrl: string, fn: () => Promise<T>): Pro
   client.on('error', () => {});
   await client.connect();
   try {
-    await client.query(`SELECT pg_advisory_lock(hashtext('colony.dbos.launch'))`);
+    // Try-lock in a loop: a session blocked in pg_advisory_lock keeps a transaction open, and DBOS's
+    // migrations (CREATE INDEX CONCURRENTLY) wait for every open transaction — a silent deadlock.
+    for (;;) {
+      const got = await client.query<{ ok: boolean }>(
+        `SELECT pg_try_advisory_lock(hashtext('colony.dbos.launch')) AS ok`,
+      );
+      if (got.rows[0]?.ok) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     return await fn();
   } finally {
     await client.end().catch(() => {});
