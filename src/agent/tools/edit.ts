@@ -1,7 +1,9 @@
-/** `edit {path, old, new}`: replace one exact, unique occurrence of `old` with `new`. */
-import { readFile, stat, writeFile } from 'node:fs/promises';
+/** `edit {path, old, new}`: replace one exact, unique occurrence of `old` with `new`
+ * (the file is replaced atomically, so a crash never leaves it half-written). */
+import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { isGitInternal, resolveInside } from '../paths.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { defineTool } from './define.js';
 import { fail, ok, type Tool } from './types.js';
 
@@ -49,7 +51,7 @@ export function createEditTool(root: string): Tool {
       const index = matches[0] ?? 0;
       // Slicing, not String.replace: `$&` and friends in `new` must stay literal.
       const updated = text.slice(0, index) + args.new + text.slice(index + args.old.length);
-      await writeFile(resolved.abs, updated, 'utf8');
+      await writeFileAtomic(resolved.abs, updated);
       return ok(`Edited ${resolved.rel}: replaced 1 occurrence at line ${lineOf(text, index)}`);
     },
   });

@@ -1,8 +1,9 @@
-/** `write {path, content}`: create or overwrite a file, creating missing folders. */
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+/** `write {path, content}`: create or overwrite a file (atomically), creating missing folders. */
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { isGitInternal, resolveInside } from '../paths.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { defineTool } from './define.js';
 import { fail, ok, type Tool } from './types.js';
 
@@ -27,7 +28,7 @@ export function createWriteTool(root: string): Tool {
       const existing = await stat(resolved.abs).catch(() => null);
       if (existing?.isDirectory()) return fail(`${resolved.rel} is a directory`);
       await mkdir(path.dirname(resolved.abs), { recursive: true });
-      await writeFile(resolved.abs, args.content, 'utf8');
+      await writeFileAtomic(resolved.abs, args.content);
       const bytes = Buffer.byteLength(args.content, 'utf8');
       const verb = existing ? 'Overwrote' : 'Created';
       return ok(`${verb} ${resolved.rel} (${bytes} bytes, ${countLines(args.content)} lines)`);

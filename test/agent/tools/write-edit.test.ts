@@ -1,6 +1,18 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEMP_MARKER } from '../../../src/agent/tools/atomic-write.js';
 import { createEditTool } from '../../../src/agent/tools/edit.js';
 import { createWriteTool } from '../../../src/agent/tools/write.js';
 import { tempDir } from './helpers.js';
@@ -99,5 +111,102 @@ describe('write and edit tools', () => {
     const empty = await tool.run({ path: 'f.txt', old: '', new: 'b' }, {});
     expect(empty.isError).toBe(true);
     expect(empty.content).toContain('old');
+  });
+});
+
+describe('write and edit replace files atomically', () => {
+  let root: string;
+  const cleanups: Array<() => void> = [];
+  beforeEach(() => {
+    const a = tempDir();
+    root = a.dir;
+    cleanups.push(a.cleanup);
+  });
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  const tempFiles = (dir: string) => readdirSync(dir).filter((name) => name.includes(TEMP_MARKER));
+
+  it('keeps the mode of an existing file and leaves no temporary files', async () => {
+    const file = path.join(root, 'run.sh');
+    writeFileSync(file, '#!/bin/sh\necho old\n');
+    chmodSync(file, 0o751);
+    expect(
+      (await createWriteTool(root).run({ path: 'run.sh', content: '#!/bin/sh\necho new\n' }, {})).isError,
+    ).toBe(false);
+    expect(statSync(file).mode & 0o7777).toBe(0o751);
+    expect((await createEditTool(root).run({ path: 'run.sh', old: 'new', new: 'newer' }, {})).isError).toBe(
+      false,
+    );
+    expect(statSync(file).mode & 0o7777).toBe(0o751);
+    expect(readFileSync(file, 'utf8')).toBe('#!/bin/sh\necho newer\n');
+    expect(await createWriteTool(root).run({ path: 'sub/new.txt', content: 'x' }, {})).toMatchObject({
+      isError: false,
+    });
+    const umask = process.umask();
+    expect(statSync(path.join(root, 'sub/new.txt')).mode & 0o777).toBe(0o666 & ~umask);
+    expect(tempFiles(root)).toEqual([]);
+    expect(tempFiles(path.join(root, 'sub'))).toEqual([]);
+  });
+
+  it('writes through a symbolic link inside the worktree, keeping the link', async () => {
+    mkdirSync(path.join(root, 'real'));
+    writeFileSync(path.join(root, 'real/target.txt'), 'one two\n');
+    symlinkSync('real/target.txt', path.join(root, 'link.txt'));
+    symlinkSync('real', path.join(root, 'dirlink'));
+    expect((await createWriteTool(root).run({ path: 'link.txt', content: 'one three\n' }, {})).isError).toBe(
+      false,
+    );
+    expect(lstatSync(path.join(root, 'link.txt')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(path.join(root, 'real/target.txt'), 'utf8')).toBe('one three\n');
+    expect(
+      (await createEditTool(root).run({ path: 'link.txt', old: 'three', new: 'four' }, {})).isError,
+    ).toBe(false);
+    expect(lstatSync(path.join(root, 'link.txt')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(path.join(root, 'real/target.txt'), 'utf8')).toBe('one four\n');
+    expect((await createWriteTool(root).run({ path: 'dirlink/other.txt', content: 'o' }, {})).isError).toBe(
+      false,
+    );
+    expect(readFileSync(path.join(root, 'real/other.txt'), 'utf8')).toBe('o');
+    expect([...tempFiles(root), ...tempFiles(path.join(root, 'real'))]).toEqual([]);
+  });
+
+  // root may write anything, so this only means something for other users.
+  it.skipIf(process.getuid?.() === 0)(
+    'refuses a read-only file, as before, leaving it and no temporary file',
+    async () => {
+      const file = path.join(root, 'ro.txt');
+      writeFileSync(file, 'keep');
+      chmodSync(file, 0o444);
+      expect((await createWriteTool(root).run({ path: 'ro.txt', content: 'x' }, {})).isError).toBe(true);
+      expect(readFileSync(file, 'utf8')).toBe('keep');
+      expect(tempFiles(root)).toEqual([]);
+    },
+  );
+
+  it('never lets a concurrent reader see an empty or partial file', async () => {
+    const file = path.join(root, 'big.txt');
+    const versions = ['a', 'b'].map((c) => `${c.repeat(4 * 1024 * 1024)}\n`);
+    writeFileSync(file, versions[1] ?? '');
+    const tool = createWriteTool(root);
+    let reads = 0;
+    const bad: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      let done = false;
+      const writing = tool.run({ path: 'big.txt', content: versions[i % 2] ?? '' }, {}).then((r) => {
+        done = true;
+        return r;
+      });
+      while (!done) {
+        const seen = await readFile(file, 'utf8');
+        reads++;
+        if (!versions.includes(seen)) bad.push(seen.length);
+      }
+      expect((await writing).isError).toBe(false);
+    }
+    expect(reads).toBeGreaterThan(6);
+    expect(bad).toEqual([]);
+    expect(tempFiles(root)).toEqual([]);
   });
 });
