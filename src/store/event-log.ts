@@ -53,9 +53,7 @@ function groupByRun(batch: Pending[]): Pending[] {
     if (group) group.push(p);
     else groups.set(p.event.runId, [p]);
   }
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .flatMap(([, group]) => group);
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, group]) => group);
 }
 
 function batchError(count: number, err: unknown): Error {

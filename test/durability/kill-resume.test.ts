@@ -361,38 +361,34 @@ describe('kill -9 at random points, then colony resume', () => {
     300_000,
   );
 
-  it(
-    'several runs resumed at once each finish (recovery stays in the resuming process)',
-    async () => {
-      const fake = await startFake('overwrite');
-      const runs = await Promise.all(
-        [0, 1, 2, 3].map(async () => {
-          const repo = await makeRepo(durabilityRepoFiles());
-          const c = startColony(runArgs(repo.dir, fake.url, false));
-          expect(await killWhen(c, (e) => e.kind === 'tool.finished' && e.step === 1, 0)).toBe(true);
-          return (await c.runId)!;
-        }),
-      );
-      // A resume whose workflow another process took may wait for it forever: give each 120 s.
-      const resumed = await Promise.all(
-        runs.map(async (runId) => {
-          const c = startColony(['resume', runId, '--json']);
-          const hung = await killAfter(c, 120_000);
-          const { code } = await c.exited;
-          const last = c.lines.at(-1)?.slice(0, 300);
-          return {
-            runId,
-            code: hung ? 'hung (killed after 120 s)' : code,
-            last,
-            stderr: c.stderr().slice(0, 300),
-          };
-        }),
-      );
-      const failures = resumed.filter((r) => r.code !== 0);
-      expect(failures).toEqual([]);
-    },
-    300_000,
-  );
+  it('several runs resumed at once each finish (recovery stays in the resuming process)', async () => {
+    const fake = await startFake('overwrite');
+    const runs = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const repo = await makeRepo(durabilityRepoFiles());
+        const c = startColony(runArgs(repo.dir, fake.url, false));
+        expect(await killWhen(c, (e) => e.kind === 'tool.finished' && e.step === 1, 0)).toBe(true);
+        return (await c.runId)!;
+      }),
+    );
+    // A resume whose workflow another process took may wait for it forever: give each 120 s.
+    const resumed = await Promise.all(
+      runs.map(async (runId) => {
+        const c = startColony(['resume', runId, '--json']);
+        const hung = await killAfter(c, 120_000);
+        const { code } = await c.exited;
+        const last = c.lines.at(-1)?.slice(0, 300);
+        return {
+          runId,
+          code: hung ? 'hung (killed after 120 s)' : code,
+          last,
+          stderr: c.stderr().slice(0, 300),
+        };
+      }),
+    );
+    const failures = resumed.filter((r) => r.code !== 0);
+    expect(failures).toEqual([]);
+  }, 300_000);
 });
 
 describe('an interrupted run', () => {

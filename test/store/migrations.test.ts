@@ -38,7 +38,9 @@ describe('migrations', () => {
       const tables = await clients[0]!.query<{ t: string }>(
         `SELECT tablename AS t FROM pg_tables WHERE schemaname = 'colony' ORDER BY 1`,
       );
-      expect(tables.rows.map((r) => r.t)).toEqual(expect.arrayContaining(['colony_migrations', 'events', 'run_heads', 'runs']));
+      expect(tables.rows.map((r) => r.t)).toEqual(
+        expect.arrayContaining(['colony_migrations', 'events', 'run_heads', 'runs']),
+      );
     } finally {
       await Promise.all(clients.map((c) => c.end()));
       await su.query(`DROP DATABASE ${db}`);

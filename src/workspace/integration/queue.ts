@@ -10,9 +10,9 @@
  */
 import path from 'node:path';
 import type { EventInput, EventKind } from '../../core/events.js';
-import { runShellCommand } from '../shell-command.js';
 import { git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
+import { runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
 import { changedFiles, commitTree, mergeTrees, revParse, treeOf, updateRefs } from './hub-git.js';
 import { MrLedger, type OutcomeRecord } from './ledger.js';
