@@ -48,13 +48,15 @@ const MAX_RANDOM_RUNS = 14;
 const LANES = 1;
 const SEED = Number(process.env.DURABILITY_SEED ?? 20_260_214);
 /**
- * KNOWN BUG (see the durability report): a tool call in flight when the process is killed is simply
- * run again by `colony resume`. A `bash` command also survives the kill as an orphan (its own process
- * group) and finishes, so a non-idempotent command (`echo x >> log.txt`) takes effect twice; a
- * re-run `write` reports "Overwrote" where the uninterrupted run said "Created", so the conversation
- * (and every later request) differs. Until that is fixed, the random-kill test uses idempotent bash
- * commands and accepts a diverged conversation as long as the diff matches, and the appending case is
- * an expected failure. Flip this when in-flight tool calls take effect exactly once.
+ * A tool call in flight when the process is killed is run again by `colony resume` (at-least-once for
+ * the call in flight; completed calls are replayed from the log, never repeated). A `bash` command no
+ * longer survives the kill (a watchdog in its process group kills the group when Colony dies), so a
+ * command killed mid-way takes effect once — see the appending test below. Two things still make an
+ * interrupted run's conversation differ from the uninterrupted one: a re-run `write` reports
+ * "Overwrote" where the first run said "Created", and a command whose effect landed just before the
+ * kill (but whose result was not yet logged) runs again. So the random-kill test uses idempotent bash
+ * commands and accepts a diverged conversation as long as the diff matches. Flip this when in-flight
+ * tool calls take effect exactly once (e.g. worktree snapshots before each mutating call).
  */
 const IN_FLIGHT_EXACTLY_ONCE = false;
 const effects: BashEffects = IN_FLIGHT_EXACTLY_ONCE ? 'append' : 'overwrite';
@@ -288,8 +290,6 @@ const MID_STREAM_WRITE_FINALIZE: Kill[] = [
   at('agent.finished', 10, undefined, 0, 'finalize (commit, verify, fetch)'),
 ];
 
-const knownBug = IN_FLIGHT_EXACTLY_ONCE ? it : it.fails;
-
 describe('kill -9 at random points, then colony resume', () => {
   it('finishes every run with the uninterrupted diff, serving each model request once except those in flight at a kill', async () => {
     const streamed = await baselineRun(true, effects);
@@ -345,21 +345,17 @@ describe('kill -9 at random points, then colony resume', () => {
     expect(ours.filter((r) => r.status !== 'succeeded')).toEqual([]);
   }, 600_000);
 
-  knownBug(
-    'a non-idempotent bash command interrupted by a kill takes effect once (KNOWN BUG: orphaned command + re-run)',
-    async () => {
-      const baseline = effects === 'append' ? plain : await baselineRun(false, 'append');
-      const out = await crashRun(false, 'append', MID_BASH);
-      expect(out.kills).toBe(MID_BASH.length);
-      const problems = await compare(
-        out,
-        baseline,
-        tagOf('appending bash, killed mid-command', out, false, baseline),
-      );
-      expect(problems, problems.join('\n\n')).toEqual([]);
-    },
-    300_000,
-  );
+  it('a non-idempotent bash command killed mid-command takes effect once (its orphan dies with Colony, then it is re-run)', async () => {
+    const baseline = effects === 'append' ? plain : await baselineRun(false, 'append');
+    const out = await crashRun(false, 'append', MID_BASH);
+    expect(out.kills).toBe(MID_BASH.length);
+    const problems = await compare(
+      out,
+      baseline,
+      tagOf('appending bash, killed mid-command', out, false, baseline),
+    );
+    expect(problems, problems.join('\n\n')).toEqual([]);
+  }, 300_000);
 
   it('several runs resumed at once each finish (recovery stays in the resuming process)', async () => {
     const fake = await startFake('overwrite');
