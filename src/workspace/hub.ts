@@ -6,8 +6,9 @@
  * into place when complete, so `hubPath` is either absent or a whole hub; a re-run reuses it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { TEMP_MARKER } from '../agent/tools/atomic-write.js';
 import { git, gitError } from './git.js';
 
 export const HUB_MAIN = 'main';
@@ -68,7 +69,23 @@ async function prepareHub(
     const result = await git(args, { cwd: hub });
     if (!result.ok) return { ok: false, error: `could not prepare hub: ${gitError(result)}` };
   }
+  await ensureExcludes(hub);
   return { ok: true };
+}
+
+/**
+ * Files every worktree of the hub ignores (info/exclude is shared by all worktrees): the temporary
+ * file of an atomic write that a crash left behind must never be committed.
+ */
+const HUB_EXCLUDES = [`.*${TEMP_MARKER}*`];
+
+async function ensureExcludes(hub: string): Promise<void> {
+  const file = path.join(hub, 'info', 'exclude');
+  const current = await readFile(file, 'utf8').catch(() => '');
+  const missing = HUB_EXCLUDES.filter((line) => !current.split('\n').includes(line));
+  if (missing.length === 0) return;
+  await mkdir(path.dirname(file), { recursive: true });
+  await appendFile(file, `${current === '' || current.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`);
 }
 
 async function reuseHub(hub: string, baseCommit: string): Promise<HubResult> {
@@ -82,6 +99,7 @@ async function reuseHub(hub: string, baseCommit: string): Promise<HubResult> {
   const has = await git(['cat-file', '-e', `${baseCommit}^{commit}`], { cwd: hub });
   if (!has.ok) return { ok: false, error: `hub at ${hub} does not contain the base commit ${baseCommit}` };
   // `main` is left as it is: after a crash it may already hold landed work.
+  await ensureExcludes(hub);
   return { ok: true, hubPath: hub, created: false };
 }
 

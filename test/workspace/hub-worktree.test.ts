@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -278,5 +279,32 @@ describe('hub, worktrees and result branch', () => {
     });
     const missing = await fetchResult(repo, hub, 'agent/nope', 'colony/run-x');
     expect(missing.ok).toBe(false);
+  });
+});
+
+describe('hub excludes', () => {
+  it('never commits the temporary file of an interrupted atomic write', async () => {
+    const { TEMP_MARKER } = await import('../../src/agent/tools/atomic-write.js');
+    const { dir: root, cleanup } = tempDir();
+    try {
+      const user = path.join(root, 'user');
+      execFileSync('git', ['init', '-q', '-b', 'main', user]);
+      execFileSync(
+        'sh',
+        ['-c', 'echo a > a.txt && git add a.txt && git -c user.name=T -c user.email=t@t commit -qm init'],
+        { cwd: user },
+      );
+      const base = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: user, encoding: 'utf8' }).trim();
+      const hub = path.join(root, 'hub.git');
+      expect((await createHub(hub, user, base)).ok).toBe(true);
+      const wt = await addWorktree(hub, path.join(root, 'wt'), 'agent/x', base);
+      if (!wt.ok) throw new Error(wt.error);
+      writeFileSync(path.join(wt.path, `.a.txt${TEMP_MARKER}0123abcd`), 'half');
+      writeFileSync(path.join(wt.path, 'b.txt'), 'b');
+      const committed = await commitAll(wt.path, 'work');
+      expect(committed.ok && committed.status === 'committed' && committed.files).toEqual(['b.txt']);
+    } finally {
+      cleanup();
+    }
   });
 });
