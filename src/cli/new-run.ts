@@ -15,6 +15,10 @@ export interface NewRunInput {
   goal: string;
   config: ColonyConfig;
   scenario?: string;
+  /** Default solo; peers needs `agents`. */
+  topology?: RunSpec['topology'];
+  agents?: number;
+  concurrency?: number;
 }
 
 export interface PreparedRun {
@@ -32,7 +36,8 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
   const { config } = input;
   const spec: RunSpec = {
     runId: newRunId(),
-    topology: 'solo',
+    topology: input.topology ?? 'solo',
+    ...(input.topology === 'peers' ? { agents: input.agents ?? 1, concurrency: input.concurrency } : {}),
     repo: repo.topLevel,
     goal: input.goal,
     baseRef: repo.baseRef,

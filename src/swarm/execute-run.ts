@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { agentEnv } from '../agent/tools/env.js';
+import { createCoordination } from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { scenarioPolicy } from '../demo/scenarios.js';
@@ -14,8 +15,9 @@ import type { Store } from '../store/index.js';
 import type { EventLog } from '../store/types.js';
 import { executeDurably } from './durable.js';
 import { observeLog } from './observed-log.js';
+import { peersPhases } from './peers.js';
 import type { RunSpec } from './run-spec.js';
-import { type SoloResult, soloPhases } from './solo.js';
+import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
 
 export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
@@ -89,7 +91,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
         data: { pid: process.pid, host: hostname() },
       });
     }
-    const phases = soloPhases({
+    const context: SoloContext = {
       spec,
       home: store.home,
       log,
@@ -100,7 +102,10 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       setRunStatus: async (status) => {
         await store.runs.setRunStatus(spec.runId, status);
       },
-    });
+    };
+    // Peers coordinate through claims, messages and the shared context (one LISTEN connection).
+    const coord = spec.topology === 'peers' ? await createCoordination(store) : null;
+    const phases = coord ? peersPhases({ ...context, coord }) : soloPhases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
     try {
       await executeDurably<SoloResult>({ runId: spec.runId, phases, systemDatabaseUrl });
@@ -114,6 +119,8 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
         data: { status: 'failed', reason, resultBranch: null },
       });
       await store.runs.setRunStatus(spec.runId, 'failed');
+    } finally {
+      await coord?.close();
     }
     await log.flush();
     return { ok: true, summary: summarise(spec.runId, await store.log.read(spec.runId)) };

@@ -6,7 +6,11 @@ import type { CustomModel } from '../core/config.js';
 
 export interface RunSpec {
   runId: string;
-  topology: 'solo';
+  topology: 'solo' | 'peers';
+  /** peers: how many peers (`peer-1` … `peer-N`). */
+  agents?: number;
+  /** peers: most peers working at once (default 64). */
+  concurrency?: number;
   /** Top level of the user's repository (absolute). */
   repo: string;
   goal: string;

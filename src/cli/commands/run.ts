@@ -7,10 +7,14 @@ import { withStore } from '../store-access.js';
 
 export const RUN_HELP = `colony run --goal TEXT [options]
 
-Runs one agent (solo topology) on a git repository. The agent works in its own worktree of a hub
-clone under the state folder; your working tree, index and current branch are never touched. The
-result is fetched into your repository as the branch colony/<run-id>.
+Runs agents on a git repository: one agent (solo topology, the default) or N identical peers that
+claim, act, verify and merge without an orchestrator (--topology peers). Each agent works in its
+own worktree of a hub clone under the state folder; your working tree, index and current branch are
+never touched. The result is fetched into your repository as the branch colony/<run-id>.
 
+  --topology NAME      solo (default) or peers
+  --agents N           peers: how many peers (required with --topology peers)
+  --concurrency K      peers: most peers working at once (default 64)
   --repo PATH          the git repository (default: current folder)
   --goal TEXT          what the agent should do (required)
   --model ID           a known model id, or <protocol>:<model-name> (protocols openai-chat,
@@ -18,7 +22,8 @@ result is fetched into your repository as the branch colony/<run-id>.
   --base-url URL       API base URL (e.g. a local OpenAI-compatible server)
   --base REF           start from this commit (default HEAD)
   --setup CMD          run in the new worktree before the agent starts (e.g. "npm ci")
-  --verify CMD         run after the agent finishes; the run fails if it fails
+  --verify CMD         run after the agent finishes; the run fails if it fails (peers: required;
+                       every merge is verified with it, and the run succeeds when it passes on main)
   --max-steps N        step cap (default 100)
   --budget-usd X       hard money limit
   --budget-tokens N    hard token limit
@@ -28,6 +33,9 @@ result is fetched into your repository as the branch colony/<run-id>.
   --json               one JSON object per event, the run summary last`;
 
 const OPTIONS = {
+  topology: { type: 'string' },
+  agents: { type: 'string' },
+  concurrency: { type: 'string' },
   repo: { type: 'string' },
   goal: { type: 'string' },
   model: { type: 'string' },
@@ -54,6 +62,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
   if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
+  const topology = topologyFlags(values);
   const loaded = loadConfig({
     flags: {
       model: values.model,
@@ -72,8 +81,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     cwd: process.cwd(),
   });
   if (!loaded.ok) throw new UsageError(loaded.error);
+  if (topology.topology === 'peers' && !loaded.config.verify)
+    throw new UsageError(
+      'run: --topology peers needs --verify CMD (merges and the result are checked with it)',
+    );
   const prepared = await prepareRun(
-    { repo: values.repo ?? process.cwd(), goal: values.goal, config: loaded.config },
+    { repo: values.repo ?? process.cwd(), goal: values.goal, config: loaded.config, ...topology },
     process.env,
   );
   if (prepared.dirty.length > 0) {
@@ -94,4 +107,25 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
     return exitCodeFor(summary.status);
   });
+}
+
+interface TopologyFlags {
+  topology: 'solo' | 'peers';
+  agents?: number;
+  concurrency?: number;
+}
+
+function topologyFlags(values: { topology?: string; agents?: string; concurrency?: string }): TopologyFlags {
+  const topology = values.topology ?? 'solo';
+  if (topology !== 'solo' && topology !== 'peers')
+    throw new UsageError(`run: --topology must be solo or peers, got "${topology}"`);
+  const agents = numberFlag(values.agents, 'agents', 'int');
+  const concurrency = numberFlag(values.concurrency, 'concurrency', 'int');
+  if (topology === 'solo') {
+    if (agents !== undefined || concurrency !== undefined)
+      throw new UsageError('run: --agents and --concurrency need --topology peers');
+    return { topology };
+  }
+  if (agents === undefined) throw new UsageError('run: --topology peers needs --agents N');
+  return { topology, agents, concurrency };
 }

@@ -1,0 +1,307 @@
+/**
+ * The peers topology (issue 4): N identical agents `peer-1` … `peer-N`, no orchestrator. Each has the
+ * same prompt (prompts/peer.md; only its ID differs), coder tools + coordination tools + merge_request
+ * + sync, and its own lazily created worktree; at most `concurrency` work at once. Changes land on hub
+ * main through the integration queue (verified with the run's verify command). Three idempotent
+ * phases, like solo:
+ *   prepare  — the hub
+ *   work     — every peer's agent loop (a finished peer returns at once; others replay their log)
+ *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
+ */
+import { join } from 'node:path';
+import { type AgentOutcome, runAgent } from '../agent/loop.js';
+import { toolsForProfile } from '../agent/profiles.js';
+import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
+import type { Tool } from '../agent/tools/types.js';
+import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
+import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import { runDir } from '../core/home.js';
+import { git } from '../workspace/git.js';
+import { HUB_MAIN } from '../workspace/hub.js';
+import { IntegrationQueue } from '../workspace/integration/index.js';
+import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
+import { RunWorkspace } from '../workspace/run-workspace.js';
+import { runShellCommand } from '../workspace/shell-command.js';
+import { Budget } from './budget.js';
+import type { RunPhases } from './durable.js';
+import { coordinationHooks } from './integration-hooks.js';
+import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './peers/prompt.js';
+import { Semaphore } from './peers/semaphore.js';
+import { resultBranchName } from './run-spec.js';
+import type { SoloContext, SoloResult } from './solo.js';
+
+export const DEFAULT_CONCURRENCY = 64;
+/** Folder (beside the agents' worktrees, so finish() removes it) for the final verify of hub main. */
+const VERIFY_CHECKOUT = '.verify-main';
+
+export interface PeersContext extends SoloContext {
+  coord: Coordination;
+}
+
+export function peerNames(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `peer-${i + 1}`);
+}
+
+type PeerEnd =
+  | { agent: string; started: true; outcome: AgentOutcome }
+  | { agent: string; started: false; error: string };
+
+export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
+  const { spec, log, coord } = ctx;
+  const dir = runDir(ctx.home, spec.runId);
+  const names = peerNames(spec.agents ?? 1);
+  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
+    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+  const workspace = new RunWorkspace({
+    runId: spec.runId,
+    runDir: dir,
+    userRepo: spec.repo,
+    baseCommit: spec.baseCommit,
+    log,
+    setup: spec.setup,
+    env: ctx.commandEnv,
+  });
+  let ends: PeerEnd[] | null = null;
+
+  return {
+    async prepare() {
+      const opened = await workspace.open();
+      if (!opened.ok) throw new Error(opened.error);
+    },
+
+    async work() {
+      const template = loadPeerTemplate();
+      if (!template.ok) throw new Error(template.error);
+      const queue = new IntegrationQueue({
+        runId: spec.runId,
+        hubPath: workspace.hubPath,
+        workRoot: dir,
+        verify: spec.verify,
+        setup: spec.setup,
+        log,
+        hooks: coordinationHooks(coord, spec.runId),
+        env: ctx.commandEnv,
+      });
+      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
+      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
+        const { turn } = (event as StoredEvent<'model.response'>).data;
+        budget.record(turn.usage, turn.costUsd);
+      }
+      const live = new Set<string>();
+      const heartbeat = coord.claims.startHeartbeat(() =>
+        [...live].map((agent) => ({ runId: spec.runId, agent })),
+      );
+      // The shared prefix is computed once (from the first worktree) and reused verbatim by every peer.
+      let prefix: Promise<string> | null = null;
+      const sharedPrefix = (worktree: string, tools: Tool[]) => {
+        prefix ??= (async () => {
+          for (const event of await log.read(spec.runId, { kinds: ['agent.started'] })) {
+            if (!event.agent) continue;
+            const system = (event as StoredEvent<'agent.started'>).data.system;
+            const found = prefixFromSystem(template.text, system, event.agent);
+            if (found !== null) return found;
+          }
+          return ctx.scrubber.scrub(
+            renderPeerPrefix(template.text, {
+              goal: spec.goal,
+              verify: spec.verify,
+              tools: tools.map((t) => t.spec.name),
+              repository: renderRepoSummary(summariseRepo(worktree)),
+            }),
+          );
+        })();
+        return prefix;
+      };
+
+      const runPeer = async (agent: string): Promise<PeerEnd> => {
+        const history = await log.read(spec.runId, { agent });
+        const started = history.find((e) => e.kind === 'agent.started') as
+          | StoredEvent<'agent.started'>
+          | undefined;
+        const finished = history.find((e) => e.kind === 'agent.finished') as
+          | StoredEvent<'agent.finished'>
+          | undefined;
+        // A peer that already finished (before a resume) is not re-run, and needs no worktree.
+        if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
+        const ws = await workspace.forAgent(agent);
+        if (!ws.ok) return { agent, started: false, error: ws.error };
+        const { worktree, branch } = ws.value;
+        const base = toolsForProfile('coder', worktree, {
+          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
+        });
+        if (!base.ok) return { agent, started: false, error: base.error };
+        const toolCtx = {
+          runId: spec.runId,
+          agent,
+          worktree,
+          branch,
+          queue,
+          hubPath: workspace.hubPath,
+          log,
+        };
+        const tools = [
+          ...base.tools,
+          ...createCoordinationTools(coord, spec.runId, agent),
+          createMergeRequestTool(toolCtx),
+          createSyncTool(toolCtx),
+        ];
+        let system = started?.data.system;
+        if (!system) {
+          system = peerSystemPrompt(template.text, await sharedPrefix(worktree, tools), agent);
+          await emit(
+            'agent.started',
+            {
+              profile: 'peer',
+              model: ctx.provider.model.id,
+              task: spec.goal,
+              system,
+              tools: tools.map((t) => t.spec.name),
+              maxSteps: spec.maxSteps,
+            },
+            agent,
+          );
+        }
+        live.add(agent);
+        try {
+          const outcome = await runAgent(
+            {
+              runId: spec.runId,
+              name: agent,
+              profile: 'coder',
+              task: spec.goal,
+              system,
+              tools,
+              provider: ctx.provider,
+              maxSteps: spec.maxSteps,
+              stream: spec.stream,
+            },
+            {
+              log,
+              scrubber: ctx.scrubber,
+              budget,
+              signal: ctx.signal,
+              history,
+              beforeModelCall: directMessageInjector(coord.messages, spec.runId, agent),
+            },
+          );
+          return { agent, started: true, outcome };
+        } finally {
+          live.delete(agent);
+          // A finished peer holds nothing: its open claims go back to the pool.
+          await coord.claims.releaseAll(spec.runId, agent, 'peer finished');
+        }
+      };
+
+      const slots = new Semaphore(Math.max(1, spec.concurrency ?? DEFAULT_CONCURRENCY));
+      try {
+        ends = await Promise.all(names.map((agent) => slots.run(() => runPeer(agent))));
+      } finally {
+        heartbeat.stop();
+        await queue.close();
+      }
+    },
+
+    async finalize() {
+      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
+        | StoredEvent<'run.finished'>
+        | undefined;
+      if (previous) return { status: previous.data.status, reason: previous.data.reason };
+
+      const verifyPassed = spec.verify ? await verifyMain() : null;
+      const fetched = await workspace.finish();
+      if (!fetched.ok) throw new Error(fetched.error);
+      await emit('result.fetched', {
+        branch: resultBranchName(spec.runId),
+        commit: fetched.commit,
+        repo: spec.repo,
+      });
+      const { status, reason } = await decideStatus(ends ?? (await loggedEnds()), verifyPassed);
+      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
+      await ctx.setRunStatus(status);
+      return { status, reason };
+    },
+  };
+
+  /** Runs setup + verify in a clean detached checkout of hub main (once per run; reused on resume). */
+  async function verifyMain(): Promise<boolean> {
+    const logged = (await log.read(spec.runId, { kinds: ['verify.finished'] })).find(
+      (e) => e.agent === null,
+    ) as StoredEvent<'verify.finished'> | undefined;
+    if (logged) return logged.data.passed;
+    const command = spec.verify ?? '';
+    const checkout = join(dir, 'worktrees', VERIFY_CHECKOUT);
+    await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: workspace.hubPath });
+    await git(['worktree', 'prune'], { cwd: workspace.hubPath });
+    const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, HUB_MAIN], {
+      cwd: workspace.hubPath,
+    });
+    if (!added.ok) throw new Error(`could not check out hub main for the final verify: ${added.stderr}`);
+    if (spec.setup) {
+      const setup = await runShellCommand(spec.setup, checkout, { env: ctx.commandEnv });
+      if (setup.exitCode !== 0) {
+        await emit('verify.finished', {
+          command: command,
+          exitCode: setup.exitCode,
+          passed: false,
+          output: `setup failed before verify:\n${setup.output}`,
+          durationMs: setup.durationMs,
+        });
+        return false;
+      }
+    }
+    const result = await runShellCommand(command, checkout, { env: ctx.commandEnv });
+    const passed = result.exitCode === 0;
+    await emit('verify.finished', {
+      command,
+      exitCode: result.exitCode,
+      passed,
+      output: result.output,
+      durationMs: result.durationMs,
+    });
+    return passed;
+  }
+
+  /** After a crash inside finalize, the peers' ends come from the log. */
+  async function loggedEnds(): Promise<PeerEnd[]> {
+    const finished = (await log.read(spec.runId, {
+      kinds: ['agent.finished'],
+    })) as StoredEvent<'agent.finished'>[];
+    return names.map((agent): PeerEnd => {
+      const end = finished.find((e) => e.agent === agent);
+      return end
+        ? { agent, started: true, outcome: outcomeOf(end) }
+        : { agent, started: false, error: 'did not finish' };
+    });
+  }
+
+  async function decideStatus(all: PeerEnd[], verifyPassed: boolean | null): Promise<SoloResult> {
+    const outcomes = all.flatMap((e) => (e.started ? [e.outcome] : []));
+    const budgetHit = outcomes.find((o) => o.stopReason === 'budget_usd' || o.stopReason === 'budget_tokens');
+    if (budgetHit) return { status: 'budget_exhausted', reason: budgetHit.reason };
+    if (outcomes.some((o) => o.stopReason === 'aborted'))
+      return { status: 'stopped', reason: 'stopped by request' };
+    const notStarted = all.filter((e): e is Extract<PeerEnd, { started: false }> => !e.started);
+    if (notStarted.length === all.length && notStarted[0])
+      return { status: 'failed', reason: `no peer could start: ${notStarted[0].error}` };
+    if (verifyPassed === true) {
+      return { status: 'succeeded', reason: `${outcomes.length} peer(s) finished and verify passed on main` };
+    }
+    if (verifyPassed === false)
+      return { status: 'failed', reason: `verify command failed on main: ${spec.verify}` };
+    const failed = outcomes.filter((o) => o.status !== 'done').length + notStarted.length;
+    return failed === 0
+      ? { status: 'succeeded', reason: `${outcomes.length} peer(s) finished` }
+      : { status: 'failed', reason: `${failed} of ${all.length} peer(s) did not finish` };
+  }
+}
+
+function outcomeOf(event: StoredEvent<'agent.finished'>): AgentOutcome {
+  const d = event.data;
+  return {
+    status: d.status,
+    stopReason: d.stopReason as AgentOutcome['stopReason'],
+    reason: d.reason,
+    steps: d.steps,
+    finalText: d.finalText,
+  };
+}
