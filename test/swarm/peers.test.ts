@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands/run.js';
 import { recordNewRun } from '../../src/cli/new-run.js';
 import { type Coordination, createCoordination } from '../../src/coord/index.js';
 import type { StoredEvent } from '../../src/core/events.js';
@@ -137,7 +138,8 @@ describe('peers topology', () => {
     const result = await executeRun({
       store,
       spec,
-      provider: createScriptedProvider(peerPolicy),
+      // A little latency so the first two peers race for the same module.
+      provider: createScriptedProvider(peerPolicy, { latencyMs: 40 }),
       env: process.env,
       signal: new AbortController().signal,
       resumed: false,
@@ -174,6 +176,8 @@ describe('peers topology', () => {
     });
     expect(execFileSync('sh', ['-c', VERIFY], { cwd: check, encoding: 'utf8' })).toContain('ok');
 
+    // peer-1 and peer-2 both went for alpha at the start: one got it, the other claimed beta.
+    expect(events.filter((e) => e.kind === 'claim.conflict').length).toBeGreaterThanOrEqual(1);
     // Final verify on hub main was logged; no claim is left open; worktrees are gone.
     const verified = events.filter((e) => e.kind === 'verify.finished' && e.agent === null);
     expect(verified).toHaveLength(1);
@@ -200,5 +204,17 @@ describe('peers topology', () => {
       events.filter((e) => e.kind === 'model.response').length,
     );
     expect(after.filter((e) => e.kind === 'run.finished')).toHaveLength(1);
+  });
+
+  it('colony run rejects incomplete peers options with a usage error', async () => {
+    const repo = userRepo();
+    const run = (...args: string[]) => runCommand(['--repo', repo.dir, '--goal', 'g', ...args]);
+    await expect(run('--topology', 'swarm')).rejects.toThrow(/--topology must be solo or peers/);
+    await expect(run('--topology', 'peers', '--verify', 'true')).rejects.toThrow(/needs --agents N/);
+    await expect(run('--topology', 'peers', '--agents', '3')).rejects.toThrow(/needs --verify CMD/);
+    await expect(run('--topology', 'peers', '--agents', '0', '--verify', 'true')).rejects.toThrow(
+      /--agents must be a positive integer/,
+    );
+    await expect(run('--agents', '3')).rejects.toThrow(/need --topology peers/);
   });
 });
