@@ -183,10 +183,11 @@ describe('integration queue', () => {
     expect(log).toHaveLength(8);
     expect(log.at(-1)).toBe(f.base);
     expect(sh(f.hub, 'rev-list', '--merges', 'main')).toBe('');
-    // The first request can be taken alone before the others are queued; the rest bisect:
-    // at most 1 + 2·log2(8) + 1 verify runs, far fewer than 8 × 2.
+    // How the eight arrive splits them into batches (under load the first one or two can be taken
+    // alone); bisecting around the bad one then costs ~2·log2(batch) more runs: 7–10 in all, far
+    // fewer than testing each request alone and then together (8 × 2).
     expect(queue.stats.verifyRuns).toBe(verifyRuns(f));
-    expect(queue.stats.verifyRuns).toBeLessThanOrEqual(8);
+    expect(queue.stats.verifyRuns).toBeLessThanOrEqual(10);
     expect(queue.stats.verifyRuns).toBeGreaterThanOrEqual(3);
     // Main is green: no BROKEN file.
     expect(sh(f.hub, 'ls-tree', '--name-only', 'main', 'src/')).not.toContain('a6');
