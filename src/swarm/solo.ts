@@ -5,6 +5,7 @@
  *   work     — the agent loop (replays its logged steps on recovery)
  *   finalize — commit, verify, fetch the result branch into the user's repo, finish the run
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
@@ -18,7 +19,7 @@ import type { EventLog } from '../store/types.js';
 import { createHub } from '../workspace/hub.js';
 import { fetchResult } from '../workspace/result.js';
 import { runShellCommand } from '../workspace/shell-command.js';
-import { addWorktree, commitAll } from '../workspace/worktree.js';
+import { addWorktree, commitAll, removeWorktree } from '../workspace/worktree.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
 import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from './run-spec.js';
@@ -142,18 +143,23 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         | undefined;
       if (previous) return { status: previous.data.status, reason: previous.data.reason };
 
-      const committed = await commitAll(paths.worktree, `colony ${spec.runId}: ${firstLine(spec.goal)}`);
-      if (!committed.ok) throw new Error(committed.error);
-      if (committed.status === 'committed') {
-        await emit(
-          'commit.created',
-          { branch, commit: committed.commit, files: committed.files.length },
-          SOLO_AGENT,
-        );
+      // After a crash inside finalize the worktree may already be gone (removed last, below): its
+      // commit and verify result are then in the hub and the log.
+      const worktreeExists = existsSync(paths.worktree);
+      if (worktreeExists) {
+        const committed = await commitAll(paths.worktree, `colony ${spec.runId}: ${firstLine(spec.goal)}`);
+        if (!committed.ok) throw new Error(committed.error);
+        if (committed.status === 'committed') {
+          await emit(
+            'commit.created',
+            { branch, commit: committed.commit, files: committed.files.length },
+            SOLO_AGENT,
+          );
+        }
       }
 
       let verifyPassed: boolean | null = null;
-      if (spec.verify) {
+      if (spec.verify && worktreeExists) {
         const result = await runShellCommand(spec.verify, paths.worktree, { env: ctx.commandEnv });
         verifyPassed = result.exitCode === 0;
         await emit('verify.finished', {
@@ -163,6 +169,11 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
           output: result.output,
           durationMs: result.durationMs,
         });
+      } else if (spec.verify) {
+        const logged = (await log.read(spec.runId, { kinds: ['verify.finished'] })).at(-1) as
+          | StoredEvent<'verify.finished'>
+          | undefined;
+        verifyPassed = logged?.data.passed ?? false;
       }
 
       const fetched = await fetchResult(spec.repo, paths.hub, branch, resultBranchName(spec.runId));
@@ -172,6 +183,10 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         commit: fetched.commit,
         repo: spec.repo,
       });
+
+      // The worktree goes; its branch stays in the hub and the result is in the user's repository.
+      const removed = await removeWorktree(paths.hub, paths.worktree);
+      if (!removed.ok) throw new Error(removed.error);
 
       const { status, reason } = await decideStatus(log, spec, agentOutcome, verifyPassed);
       await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +132,15 @@ describe('colony run against a real HTTP provider', () => {
     const file = execFileSync('git', ['show', `colony/${runId}:hello.txt`], { cwd: repo, encoding: 'utf8' });
     expect(file).toBe('hi\n');
     expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' })).toBe(headBefore);
+    // The worktree is removed at the end of the run; its branch stays in the hub.
+    const runFolder = join(process.env.COLONY_HOME ?? '', 'runs', runId);
+    expect(existsSync(join(runFolder, 'worktrees', 'solo'))).toBe(false);
+    expect(
+      execFileSync('git', ['rev-parse', '--verify', 'agent/solo'], {
+        cwd: join(runFolder, 'hub.git'),
+        encoding: 'utf8',
+      }).trim(),
+    ).toMatch(/^[0-9a-f]{40}$/);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' })).toBe('');
   });
 
