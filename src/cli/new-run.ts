@@ -19,6 +19,8 @@ export interface NewRunInput {
   topology?: RunSpec['topology'];
   agents?: number;
   concurrency?: number;
+  /** peers: the integration queue's per-merge check (default: config.verify). */
+  mergeVerify?: string;
 }
 
 export interface PreparedRun {
@@ -48,6 +50,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     scenario: input.scenario,
     setup: config.setup,
     verify: config.verify,
+    ...(input.mergeVerify !== undefined ? { mergeVerify: input.mergeVerify } : {}),
     maxSteps: config.maxSteps,
     budgetUsd: config.budgetUsd,
     budgetTokens: config.budgetTokens,

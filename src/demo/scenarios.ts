@@ -1,9 +1,11 @@
 import type { ScriptedPolicy } from '../model/providers/scripted.js';
+import { peersDemoPolicy } from './peers-policy.js';
 import { soloDemoPolicy } from './solo-policy.js';
 
 /** Bundled scripted scenarios, by name. The scripted model runs only these. */
 const SCENARIOS: Record<string, ScriptedPolicy> = {
   'solo-demo': soloDemoPolicy,
+  'peers-demo': peersDemoPolicy,
 };
 
 export function scenarioPolicy(name: string): ScriptedPolicy | undefined {

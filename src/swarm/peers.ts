@@ -2,7 +2,8 @@
  * The peers topology (issue 4): N identical agents `peer-1` … `peer-N`, no orchestrator. Each has the
  * same prompt (prompts/peer.md; only its ID differs), coder tools + coordination tools + merge_request
  * + sync, and its own lazily created worktree; at most `concurrency` work at once. Changes land on hub
- * main through the integration queue (verified with the run's verify command). Three idempotent
+ * main through the integration queue (verified per merge with the run's merge-verify command, by
+ * default its verify command; verify itself is the final check on hub main). Three idempotent
  * phases, like solo:
  *   prepare  — the hub
  *   work     — every peer's agent loop (a finished peer returns at once; others replay their log)
@@ -76,7 +77,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         runId: spec.runId,
         hubPath: workspace.hubPath,
         workRoot: dir,
-        verify: spec.verify,
+        verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
         log,
         hooks: coordinationHooks(coord, spec.runId),

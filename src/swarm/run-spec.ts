@@ -23,7 +23,13 @@ export interface RunSpec {
   /** Name of a bundled scripted scenario (used with the scripted model, e.g. by `colony demo`). */
   scenario?: string;
   setup?: string;
+  /** The final check: run on hub main at the end; it decides the run's status. */
   verify?: string;
+  /**
+   * peers: what the integration queue runs for each merge request (default: `verify`). Lets a run
+   * whose final verify fails on partial progress (e.g. the whole test suite) land pieces one by one.
+   */
+  mergeVerify?: string;
   maxSteps: number;
   budgetUsd?: number;
   budgetTokens?: number;

@@ -1,19 +1,33 @@
 import { DEFAULT_CONFIG } from '../../core/config.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
+import { PEERS_DEMO_FINAL_VERIFY, PEERS_DEMO_MERGE_VERIFY } from '../../demo/peers-policy.js';
+import { formatPeersDemoSummary, peersDemoStats } from '../../demo/peers-summary.js';
 import { DEMO_TEST_COMMAND } from '../../demo/solo-policy.js';
+import type { Store } from '../../store/index.js';
 import { exitCodeFor } from '../../swarm/summary.js';
 import { parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';
 
-export const DEMO_HELP = `colony demo [solo] [--dir PARENT] [--json]
+export const DEMO_HELP = `colony demo [solo|peers] [--dir PARENT] [--json]
 
-Copies a bundled example repository (three modules with failing tests) to a fresh folder and runs one
-agent on it with the SCRIPTED model: real tools on a real git worktree, durably logged, but the
-model's decisions are canned. Prints how to run the same goal with a real model.`;
+Copies a bundled example repository to a fresh folder and runs agents on it with the SCRIPTED model:
+real tools on real git worktrees, durably logged, but the model's decisions are canned. Prints how to
+run the same goal with a real model.
+
+  solo    (default) one agent fixes three modules with failing tests
+  peers   four identical peers (no orchestrator) fix six modules: they claim modules, settle a
+          claim conflict by direct message, record a failed attempt as FAIL, and land each fix
+          through the integration queue; prints agents, merges, entries by kind, tokens, cost,
+          wall-clock`;
 
 const DEMO_GOAL = 'Make the failing tests pass (run them with `node --test test/`). Do not change the tests.';
+const PEERS_AGENTS = 4;
+const PEERS_GOAL =
+  'Make the failing tests pass. Each module under src/ is independent and has its own test ' +
+  '(test/<module>.test.js, run with `node --test test/<module>.test.js`): claim one module at a time. ' +
+  'Do not change the tests.';
 
 export async function demoCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -26,13 +40,22 @@ export async function demoCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const which = positionals[0] ?? 'solo';
-  if (which !== 'solo' || positionals.length > 1)
-    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: solo)`);
-
-  const repo = createDemoRepo('demo-repo', values.dir);
+  if ((which !== 'solo' && which !== 'peers') || positionals.length > 1)
+    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: solo, peers)`);
   const say = (line: string) => {
     if (!values.json) process.stdout.write(`${line}\n`);
   };
+  return which === 'peers'
+    ? peersDemo(values.dir, values.json ?? false, say)
+    : soloDemo(values.dir, values.json ?? false, say);
+}
+
+async function soloDemo(
+  dir: string | undefined,
+  json: boolean,
+  say: (line: string) => void,
+): Promise<number> {
+  const repo = createDemoRepo('demo-repo', dir);
   say('Colony demo (solo): one agent fixes a small repository with three failing tests.');
   say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every tool call,');
   say('      git operation, database write and test run below is real.');
@@ -46,7 +69,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
       store,
       spec: prepared.spec,
       provider: prepared.provider,
-      json: values.json ?? false,
+      json,
       resumed: false,
     });
     say('\nThe same goal with a real model:');
@@ -54,6 +77,59 @@ export async function demoCommand(argv: string[]): Promise<number> {
       `  OPENAI_API_KEY=... npx colony run --repo ${repo} --model gpt-5-mini --goal "${DEMO_GOAL.replaceAll('`', '\\`')}" --verify "${DEMO_TEST_COMMAND}"`,
     );
     say(`  (or a local server: --model openai-chat:llama3.1:8b --base-url http://localhost:11434/v1)`);
+    say(
+      `Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${prepared.spec.runId}`}`,
+    );
+    return exitCodeFor(summary.status);
+  });
+}
+
+async function peersDemo(
+  dir: string | undefined,
+  json: boolean,
+  say: (line: string) => void,
+): Promise<number> {
+  const repo = createDemoRepo('peers-repo', dir);
+  say(
+    `Colony demo (peers): ${PEERS_AGENTS} identical peers, no orchestrator, fix six modules with failing tests.`,
+  );
+  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every tool call,');
+  say('      claim, message, merge, git operation, database write and test run below is real.');
+  say(`Each merge is checked with: ${PEERS_DEMO_MERGE_VERIFY}`);
+  say(
+    `  (the full suite fails until every module is fixed); the final verify on main: ${PEERS_DEMO_FINAL_VERIFY}`,
+  );
+  say(`repository: ${repo}\n`);
+
+  const config = { ...DEFAULT_CONFIG, model: 'scripted', verify: PEERS_DEMO_FINAL_VERIFY, maxSteps: 80 };
+  const prepared = await prepareRun(
+    {
+      repo,
+      goal: PEERS_GOAL,
+      config,
+      scenario: 'peers-demo',
+      topology: 'peers',
+      agents: PEERS_AGENTS,
+      mergeVerify: PEERS_DEMO_MERGE_VERIFY,
+    },
+    process.env,
+  );
+  return withStore(async (store: Store) => {
+    await recordNewRun(store, prepared.spec);
+    const summary = await runInForeground({
+      store,
+      spec: prepared.spec,
+      provider: prepared.provider,
+      json,
+      resumed: false,
+    });
+    const events = await store.log.read(prepared.spec.runId);
+    say('');
+    for (const line of formatPeersDemoSummary(summary, peersDemoStats(events))) say(line);
+    say('\nThe same goal with a real model:');
+    say(
+      `  OPENAI_API_KEY=... npx colony run --topology peers --agents ${PEERS_AGENTS} --repo ${repo} --model gpt-5-mini --goal "${PEERS_GOAL.replaceAll('`', '\\`')}" --verify "${PEERS_DEMO_FINAL_VERIFY}" --merge-verify '${PEERS_DEMO_MERGE_VERIFY}'`,
+    );
     say(
       `Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${prepared.spec.runId}`}`,
     );

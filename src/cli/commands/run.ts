@@ -23,7 +23,10 @@ never touched. The result is fetched into your repository as the branch colony/<
   --base REF           start from this commit (default HEAD)
   --setup CMD          run in the new worktree before the agent starts (e.g. "npm ci")
   --verify CMD         run after the agent finishes; the run fails if it fails (peers: required;
-                       every merge is verified with it, and the run succeeds when it passes on main)
+                       the run succeeds when it passes on hub main at the end)
+  --merge-verify CMD   peers: what the integration queue runs for each merge request (default: the
+                       --verify command). Use a check that passes on partial progress, e.g. a build
+                       or lint, when --verify only passes once every piece has landed
   --max-steps N        step cap (default 100)
   --budget-usd X       hard money limit
   --budget-tokens N    hard token limit
@@ -43,6 +46,7 @@ const OPTIONS = {
   base: { type: 'string' },
   setup: { type: 'string' },
   verify: { type: 'string' },
+  'merge-verify': { type: 'string' },
   'max-steps': { type: 'string' },
   'budget-usd': { type: 'string' },
   'budget-tokens': { type: 'string' },
@@ -85,8 +89,19 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       'run: --topology peers needs --verify CMD (merges and the result are checked with it)',
     );
+  const mergeVerify = values['merge-verify'];
+  if (mergeVerify !== undefined) {
+    if (topology.topology !== 'peers') throw new UsageError('run: --merge-verify needs --topology peers');
+    if (mergeVerify.trim() === '') throw new UsageError('run: --merge-verify must not be empty');
+  }
   const prepared = await prepareRun(
-    { repo: values.repo ?? process.cwd(), goal: values.goal, config: loaded.config, ...topology },
+    {
+      repo: values.repo ?? process.cwd(),
+      goal: values.goal,
+      config: loaded.config,
+      ...topology,
+      ...(mergeVerify !== undefined ? { mergeVerify } : {}),
+    },
     process.env,
   );
   if (prepared.dirty.length > 0) {
