@@ -5,6 +5,8 @@
  * tell the holder by direct message that it yields and take another), sync, read, edit, run that
  * module's test, merge_request, release, and again until nothing is left. The peer that takes the
  * median module first tries a wrong fix, sees its test fail and posts a FAIL entry before retrying.
+ * The slugify and median fixes also add a CHANGELOG.md line; the later of the two merges is rejected
+ * for a conflict, and its peer syncs (merge: true), keeps both lines and lands it.
  * Only the decisions are canned; every tool call does real work.
  */
 
@@ -16,6 +18,11 @@ interface ModuleFix {
   old: string;
   new: string;
   idea: string;
+  /**
+   * The fix also gets a line in CHANGELOG.md. Two such fixes (slugify, median) are worked on at the
+   * same time from the same main, so the second merge is rejected for a conflict, resolved and landed.
+   */
+  changelog?: boolean;
   /** A plausible first attempt that does not pass the test (posted as FAIL). */
   wrong?: { new: string; idea: string };
 }
@@ -27,6 +34,7 @@ export const PEERS_DEMO_FIXES: ModuleFix[] = [
     old: "return title.trim().replace(/[^A-Za-z0-9]/g, '-');",
     new: "return title\n    .trim()\n    .toLowerCase()\n    .replace(/[^a-z0-9]+/g, '-')\n    .replace(/^-+|-+$/g, '');",
     idea: 'lower-case, collapse runs of non-alphanumerics into one dash, trim dashes',
+    changelog: true,
   },
   {
     module: 'word-count',
@@ -45,6 +53,7 @@ export const PEERS_DEMO_FIXES: ModuleFix[] = [
     old: 'const sorted = [...xs];',
     new: 'const sorted = [...xs].sort((a, b) => a - b);',
     idea: 'sort numerically before taking the middle',
+    changelog: true,
     wrong: { new: 'const sorted = [...xs].sort();', idea: 'sort() before taking the middle' },
   },
   {
@@ -68,6 +77,11 @@ export const PEERS_DEMO_FINAL_VERIFY = 'node --test test/';
  * own module's test before merge_request, and the full suite is the final verify on hub main.
  */
 export const PEERS_DEMO_MERGE_VERIFY = 'for f in src/*.js; do node --check "$f" || exit 1; done';
+
+const CHANGELOG = 'CHANGELOG.md';
+const UNRELEASED = '## Unreleased\n';
+/** Resolves an append/append conflict in the changelog by keeping both sides. */
+const RESOLVE_CHANGELOG = `sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' ${CHANGELOG} && cat ${CHANGELOG}`;
 
 const fileOf = (fix: ModuleFix) => `src/${fix.module}.js`;
 const testOf = (fix: ModuleFix) => `node --test test/${fix.module}.test.js`;
@@ -150,8 +164,19 @@ export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): Scripted
       if (last.isError || !current) return pickNext();
       return call('Bringing in what landed on main first.', 'sync', {});
     }
-    case 'sync':
-      return current ? call(`Reading ${fileOf(current)}.`, 'read', { path: fileOf(current) }) : pickNext();
+    case 'sync': {
+      if (!current) return pickNext();
+      if (/Merging main left conflicts/.test(last.result))
+        return call('Both changelog lines belong; keeping both.', 'bash', { command: RESOLVE_CHANGELOG });
+      if (/Call sync with merge: true/.test(last.result))
+        return call('Merging main in to resolve the conflict.', 'sync', { merge: true });
+      const before = done.at(-2);
+      if (before?.name === 'merge_request' && before.isError)
+        return call('Rebased on main; asking again.', 'merge_request', {
+          note: `fix ${current.module}: ${current.idea}`,
+        });
+      return call(`Reading ${fileOf(current)}.`, 'read', { path: fileOf(current) });
+    }
     case 'read': {
       if (!current) return pickNext();
       if (last.result.includes(current.new))
@@ -168,13 +193,27 @@ export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): Scripted
       });
     }
     case 'edit':
+      if (last.args.path === CHANGELOG)
+        return current
+          ? call('Asking to land it.', 'merge_request', { note: `fix ${current.module}: ${current.idea}` })
+          : pickNext();
       return current ? call('Running its test.', 'bash', { command: testOf(current) }) : pickNext();
     case 'bash': {
       if (!current) return pickNext();
+      if (last.args.command === RESOLVE_CHANGELOG)
+        return call('Resolved; asking again.', 'merge_request', {
+          note: `fix ${current.module}: ${current.idea}`,
+        });
       const passed = /# fail 0\b/.test(last.result) && !last.isError;
-      if (passed)
+      if (passed && !current.changelog)
         return call('The test passes; asking to land it.', 'merge_request', {
           note: `fix ${current.module}: ${current.idea}`,
+        });
+      if (passed)
+        return call('The test passes; noting it in the changelog.', 'edit', {
+          path: CHANGELOG,
+          old: UNRELEASED,
+          new: `${UNRELEASED}- ${current.module}: ${current.idea}\n`,
         });
       const lastEdit = done.filter((e) => e.name === 'edit').at(-1);
       if (current.wrong && lastEdit?.args.new === current.wrong.new)
@@ -197,6 +236,8 @@ export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): Scripted
           })
         : pickNext();
     case 'merge_request':
+      if (current && last.isError && /\(conflict\)/.test(last.result))
+        return call('Rejected for a conflict: bringing main in.', 'sync', {});
       return current
         ? call('Releasing my claim.', 'release', {
             scope: fileOf(current),

@@ -38,15 +38,14 @@ export function formatPeersDemoSummary(summary: RunSummary, stats: PeersDemoStat
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([kind, n]) => `${kind} ${n}`)
     .join(', ');
-  const rejected =
-    stats.rejected.length === 0
-      ? '0'
-      : `${stats.rejected.length} (${stats.rejected.map((r) => `MR ${r.mr}: ${r.reason}`).join(', ')})`;
+  // e.g. "6 landed, 1 rejected (MR 4: conflict)"
+  const why = stats.rejected.map((r) => `MR ${r.mr}: ${r.reason}`).join(', ');
+  const rejected = `${stats.rejected.length} rejected${why ? ` (${why})` : ''}`;
   const t = summary.tokens;
   return [
     'Peers demo summary (SCRIPTED model):',
     `  agents           ${summary.agents}`,
-    `  merges           ${stats.landed} landed, ${rejected} rejected`,
+    `  merges           ${stats.landed} landed, ${rejected}`,
     `  entries by kind  ${kinds || 'none'}`,
     `  claim conflicts  ${stats.claimConflicts}; direct messages ${stats.directMessages}`,
     `  tokens           ${t.input} input (${t.cachedInput} cached), ${t.output} output`,

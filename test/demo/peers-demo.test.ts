@@ -36,7 +36,7 @@ describe('colony demo peers', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/the model is SCRIPTED/);
     expect(result.stdout).toMatch(/Peers demo summary/);
-    expect(result.stdout).toMatch(/merges\s+6 landed/);
+    expect(result.stdout).toMatch(/merges\s+6 landed, \d+ rejected/);
     expect(result.stdout).toMatch(/The same goal with a real model:\n.*--topology peers --agents 4/);
 
     const [folder] = readdirSync(parent);
@@ -59,7 +59,12 @@ describe('colony demo peers', () => {
     expect(after.stdout).toMatch(/# pass 6/);
     expect(after.status).toBe(0);
     const changed = git(repo, 'diff', '--name-only', `main...colony/${runId}`).split('\n').sort();
-    expect(changed).toEqual(MODULES.map((m) => `src/${m}.js`));
+    expect(changed).toEqual(['CHANGELOG.md', ...MODULES.map((m) => `src/${m}.js`)]);
+    // Both changelog lines survived the conflict resolution.
+    const changelog = git(repo, 'show', `colony/${runId}:CHANGELOG.md`);
+    expect(changelog).toMatch(/^- slugify: /m);
+    expect(changelog).toMatch(/^- median: /m);
+    expect(changelog).not.toMatch(/<<<<<<<|>>>>>>>|^=======$/m);
 
     // The log.
     const events = await store.log.read(runId);
@@ -88,6 +93,10 @@ describe('colony demo peers', () => {
     for (const r of requested) expect(decided.has(r.data.mr), `MR ${r.data.mr}`).toBe(true);
     for (const r of rejected)
       expect(r.data.reason).toMatch(/^(conflict|verify_failed|nothing_to_merge|error)$/);
+    // One merge was rejected for a conflict (the changelog), and its peer landed it later.
+    const conflicted = rejected.filter((r) => r.data.reason === 'conflict');
+    expect(conflicted.length).toBeGreaterThanOrEqual(1);
+    for (const r of conflicted) expect(landed.some((l) => l.agent === r.agent && l.seq > r.seq)).toBe(true);
 
     // The failed attempt was posted as FAIL, and another peer's next context_read listed it first.
     const fail = posted.find((e) => e.data.kind === 'FAIL');
