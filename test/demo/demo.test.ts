@@ -9,10 +9,10 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
 const nodeTests = (cwd: string) =>
   spawnSync(process.execPath, ['--test', 'test/'], { cwd, encoding: 'utf8' });
 
-describe('colony demo', () => {
+describe('colony demo solo', () => {
   it('fixes the example repository on colony/<run-id> and leaves the repository itself untouched', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'colony-demo-test-'));
-    const result = await colony(['demo', '--dir', parent]);
+    const result = await colony(['demo', 'solo', '--dir', parent]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/SCRIPTED/);
     expect(result.stdout).toMatch(/The same goal with a real model/);

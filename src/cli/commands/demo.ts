@@ -10,17 +10,17 @@ import { runInForeground } from '../live-run.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';
 
-export const DEMO_HELP = `colony demo [solo|peers] [--dir PARENT] [--json]
+export const DEMO_HELP = `colony demo [peers|solo] [--dir PARENT] [--json]
 
 Copies a bundled example repository to a fresh folder and runs agents on it with the SCRIPTED model:
 real tools on real git worktrees, durably logged, but the model's decisions are canned. Prints how to
 run the same goal with a real model.
 
-  solo    (default) one agent fixes three modules with failing tests
-  peers   four identical peers (no orchestrator) fix six modules: they claim modules, settle a
-          claim conflict by direct message, record a failed attempt as FAIL, and land each fix
-          through the integration queue; prints agents, merges, entries by kind, tokens, cost,
-          wall-clock`;
+  peers   (default) four identical peers (no orchestrator) fix six modules: they claim modules,
+          settle claim conflicts by direct message, record a failed attempt as FAIL, resolve a
+          merge conflict, and land each fix through the integration queue; prints agents, merges,
+          entries by kind, tokens, cost, wall-clock
+  solo    one agent fixes three modules with failing tests`;
 
 const DEMO_GOAL = 'Make the failing tests pass (run them with `node --test test/`). Do not change the tests.';
 const PEERS_AGENTS = 4;
@@ -39,9 +39,9 @@ export async function demoCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${DEMO_HELP}\n`);
     return 0;
   }
-  const which = positionals[0] ?? 'solo';
+  const which = positionals[0] ?? 'peers';
   if ((which !== 'solo' && which !== 'peers') || positionals.length > 1)
-    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: solo, peers)`);
+    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: peers, solo)`);
   const say = (line: string) => {
     if (!values.json) process.stdout.write(`${line}\n`);
   };
