@@ -81,11 +81,32 @@ const peerPolicy: ScriptedPolicy = (request) => {
   const claimed = calls.filter((c) => c.name === 'claim').map((c) => JSON.parse(c.arguments).scope as string);
   const area = claimed.at(-1)?.split('/')[1] ?? '';
   const conflict = last.name === 'claim' && /held by|conflict/i.test(lastResult);
-  if (last.name === 'context_read' || conflict) {
+  // A deterministic race: peer-2 always goes for alpha first, and peer-1 holds alpha until peer-2
+  // has told it (by direct message) that it yields — so the conflict happens however slow a start is.
+  if (last.name === 'context_read' && id === 'peer-2') {
+    return { toolCalls: [{ name: 'claim', arguments: { scope: 'src/alpha/', summary: 'fix alpha' } }] };
+  }
+  if (conflict && id === 'peer-2' && !calls.some((c) => c.name === 'message_send')) {
+    return {
+      toolCalls: [{ name: 'message_send', arguments: { to: 'peer-1', text: 'you hold alpha; I yield' } }],
+    };
+  }
+  if (last.name === 'context_read' || conflict || last.name === 'message_send') {
     const gathered = results[0]?.content ?? '';
     const next = order.find((m) => !claimed.includes(`src/${m}/`) && !gathered.includes(`fix ${m}`));
     if (!next) return { text: `${id}: nothing left to claim` };
     return { toolCalls: [{ name: 'claim', arguments: { scope: `src/${next}/`, summary: `fix ${next}` } }] };
+  }
+  // Injected before the next request, or returned by message_read if its notification came late.
+  const yielded = request.messages.some((m) => m.role !== 'assistant' && /I yield/.test(m.content));
+  if (
+    id === 'peer-1' &&
+    area === 'alpha' &&
+    (last.name === 'merge_request' || last.name === 'message_read') &&
+    !yielded
+  ) {
+    const waited = calls.filter((c) => c.name === 'message_read').length;
+    if (waited < 250) return { toolCalls: [{ name: 'message_read', arguments: {} }] };
   }
   switch (last.name) {
     case 'claim':
@@ -99,6 +120,7 @@ const peerPolicy: ScriptedPolicy = (request) => {
     case 'bash':
       return { toolCalls: [{ name: 'merge_request', arguments: { note: `fix ${area}` } }] };
     case 'merge_request':
+    case 'message_read':
       return { toolCalls: [{ name: 'release', arguments: { scope: `src/${area}/`, outcome: 'landed' } }] };
     default:
       return { text: `${id}: fixed ${area}` };
@@ -119,7 +141,7 @@ function peersSpec(repo: { dir: string; base: string }, agents: number, concurre
     customModels: [],
     setup: 'echo ready > setup.log',
     verify: VERIFY,
-    maxSteps: 20,
+    maxSteps: 300,
     profile: 'coder',
     stream: false,
     modelTimeoutMs: 60_000,
