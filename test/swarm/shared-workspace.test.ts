@@ -171,6 +171,8 @@ describe('shared workspace with claims, messages and the integration queue', () 
         },
       );
     };
+    // Both worktrees first, so both agents make their first claim at the same moment (a real race).
+    await Promise.all([workspace.forAgent('peer-1'), workspace.forAgent('peer-2')]);
     const outcomes = await Promise.all([
       runPeer('peer-1', peerPolicy('parser', 'lexer')),
       runPeer('peer-2', peerPolicy('parser', 'lexer')),
