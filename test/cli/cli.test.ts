@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,16 +7,10 @@ import type { ScriptedPolicy } from '../../src/model/index.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { colony, lastJsonLine } from '../helpers/cli.js';
 import { openTestStore, superuserClient } from '../helpers/db.js';
+import { createUserRepo } from '../helpers/user-repo.js';
 
 function makeRepo(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-cli-repo-'));
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...args], { cwd: dir });
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, 'README.md'), '# tiny\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'init');
-  return dir;
+  return createUserRepo({ 'README.md': '# tiny\n' }, 'colony-cli-repo-').dir;
 }
 
 // Writes a file, then answers. Reacts to the request, so any number of runs can share the server.

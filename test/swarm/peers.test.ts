@@ -5,7 +5,7 @@
  * integration queue and releases; the run verifies hub main and delivers colony/<run-id>.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import { executeRun } from '../../src/swarm/execute-run.js';
 import { peerNames } from '../../src/swarm/peers.js';
 import type { RunSpec } from '../../src/swarm/run-spec.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
+import { createUserRepo } from '../helpers/user-repo.js';
 
 const MODULES = ['alpha', 'beta', 'gamma'];
 // Each module is "broken" until fixed. The verify command fails on a wrong fix but tolerates a module
@@ -45,23 +46,13 @@ afterAll(async () => {
 });
 
 function userRepo(): { dir: string; base: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-peers-'));
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    }).trim();
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, 'README.md'), '# three modules\n');
-  writeFileSync(join(dir, 'verify.sh'), VERIFY_SH);
-  writeFileSync(join(dir, '.gitignore'), 'setup.log\n');
-  for (const m of MODULES) {
-    mkdirSync(join(dir, 'src', m), { recursive: true });
-    writeFileSync(join(dir, 'src', m, 'value.txt'), 'broken\n');
-  }
-  git('add', '-A');
-  git('commit', '-q', '-m', 'init');
-  return { dir, base: git('rev-parse', 'HEAD') };
+  const files: Record<string, string> = {
+    'README.md': '# three modules\n',
+    'verify.sh': VERIFY_SH,
+    '.gitignore': 'setup.log\n',
+  };
+  for (const m of MODULES) files[`src/${m}/value.txt`] = 'broken\n';
+  return createUserRepo(files, 'colony-peers-');
 }
 
 type Call = { name: string; arguments: string };

@@ -4,7 +4,7 @@
  * queue, and the integrated result reaches the user's repository as colony/<run-id>.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +25,7 @@ import { IntegrationQueue } from '../../src/workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../src/workspace/integration/tools.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
+import { createUserRepo } from '../helpers/user-repo.js';
 
 let store: Store;
 let coord: Coordination;
@@ -38,18 +39,7 @@ afterAll(async () => {
 });
 
 function userRepo(): { dir: string; base: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-shared-'));
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    }).trim();
-  git('init', '-q', '-b', 'main');
-  writeFileSync(join(dir, '.gitignore'), 'setup.log\n');
-  writeFileSync(join(dir, 'README.md'), '# shared\n');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'init');
-  return { dir, base: git('rev-parse', 'HEAD') };
+  return createUserRepo({ '.gitignore': 'setup.log\n', 'README.md': '# shared\n' }, 'colony-shared-');
 }
 
 /** Claim `src/<want>/`; on a conflict claim the fallback instead; write a file there, merge, release. */
