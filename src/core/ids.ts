@@ -4,7 +4,3 @@ import { randomBytes } from 'node:crypto';
 export function newRunId(now = Date.now()): string {
   return `r-${now.toString(36)}-${randomBytes(3).toString('hex')}`;
 }
-
-export function isRunId(value: string): boolean {
-  return /^r-[0-9a-z]+-[0-9a-f]{6}$/.test(value);
-}

@@ -2,7 +2,7 @@
  * The run summary, computed from the event log alone (so `show` on a finished run and the last line
  * of `run --json` agree).
  */
-import type { FinalRunStatus, RunStatus, StoredEvent, UsageTotals } from '../core/events.js';
+import type { RunStatus, StoredEvent, UsageTotals } from '../core/events.js';
 
 export interface RunSummary {
   runId: string;
@@ -113,8 +113,4 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
 
 export function exitCodeFor(status: RunStatus): number {
   return status === 'succeeded' ? 0 : 1;
-}
-
-export function isFinal(status: RunStatus): status is FinalRunStatus {
-  return status !== 'running';
 }
