@@ -1,0 +1,168 @@
+/**
+ * The run scheduler (all topologies): at most `concurrency` agents work at once; waiting starts go by
+ * priority (higher first, FIFO within a priority); one named agent may start at most
+ * `maxStartsPerAgent` times and a run may have at most `maxAgents` distinct agents. A start over a
+ * limit is refused as data (`{ ok: false, error }`) without running, and logged as `limit.hit`.
+ * Start counts are reserved when `run` is called (not when a slot frees up), so a refused start never
+ * waits for a slot first. Pass `previousStarts` on resume so the counts survive a restart.
+ */
+import type { EventLog } from '../store/types.js';
+import { LIMIT_NAMES, type SchedulerLimits } from './scheduler/limits.js';
+import { PriorityQueue } from './scheduler/priority-queue.js';
+
+export { DEFAULT_LIMITS, LIMIT_NAMES, resolveLimits, type SchedulerLimits } from './scheduler/limits.js';
+
+export type SchedulerError = {
+  kind: 'thread_limit_error' | 'agent_limit_error' | 'aborted';
+  message: string;
+  limit?: string;
+  value?: number;
+};
+
+export type ScheduleResult<T> = { ok: true; value: T } | { ok: false; error: SchedulerError };
+
+export interface SchedulerOptions {
+  runId: string;
+  log: EventLog;
+  limits: SchedulerLimits;
+  signal?: AbortSignal;
+  /** Starts per agent already made by this run before a resume (e.g. counted from its events). */
+  previousStarts?: Readonly<Record<string, number>>;
+}
+
+export interface SchedulerStats {
+  running: number;
+  queued: number;
+  /** Starts granted by this scheduler (not counting `previousStarts`). */
+  started: number;
+  /** Starts refused (over a limit or aborted). */
+  refused: number;
+  /** Distinct agents seen (including `previousStarts`). */
+  agents: number;
+}
+
+type Waiter = (granted: boolean) => void;
+
+export class Scheduler {
+  private readonly starts = new Map<string, number>();
+  private readonly queue = new PriorityQueue<Waiter>();
+  private running = 0;
+  private started = 0;
+  private refused = 0;
+  private concurrencyLogged = false;
+
+  constructor(private readonly options: SchedulerOptions) {
+    for (const [agent, count] of Object.entries(options.previousStarts ?? {})) this.starts.set(agent, count);
+    options.signal?.addEventListener('abort', () => {
+      for (const waiter of this.queue.drain()) waiter(false);
+    });
+  }
+
+  get limits(): SchedulerLimits {
+    return this.options.limits;
+  }
+
+  /** How often `agent` has started in this run so far. */
+  startsOf(agent: string): number {
+    return this.starts.get(agent) ?? 0;
+  }
+
+  /** Waits for a slot, counts a start of `agent`, runs `fn`. Errors thrown by `fn` propagate. */
+  async run<T>(
+    agent: string,
+    fn: () => Promise<T>,
+    options: { priority?: number } = {},
+  ): Promise<ScheduleResult<T>> {
+    if (this.options.signal?.aborted) return this.refuse(abortedError());
+    const { limits } = this.options;
+    const used = this.starts.get(agent);
+    if (used === undefined && this.starts.size >= limits.maxAgents) {
+      return this.refuseOverLimit(agent, {
+        kind: 'agent_limit_error',
+        message: `cannot start agent "${agent}": the run already has ${this.starts.size} agents (limit ${limits.maxAgents})`,
+        limit: LIMIT_NAMES.maxAgents,
+        value: limits.maxAgents,
+        used: this.starts.size,
+      });
+    }
+    if ((used ?? 0) >= limits.maxStartsPerAgent) {
+      return this.refuseOverLimit(agent, {
+        kind: 'thread_limit_error',
+        message: `cannot start agent "${agent}" again: it was started ${used} times in this run (limit ${limits.maxStartsPerAgent})`,
+        limit: LIMIT_NAMES.maxStartsPerAgent,
+        value: limits.maxStartsPerAgent,
+        used: used ?? 0,
+      });
+    }
+    this.starts.set(agent, (used ?? 0) + 1);
+
+    if (!(await this.acquire(options.priority ?? 0))) {
+      // Aborted while queued: the reserved start was never made.
+      this.starts.set(agent, (this.starts.get(agent) ?? 1) - 1);
+      return this.refuse(abortedError());
+    }
+    this.started++;
+    try {
+      return { ok: true, value: await fn() };
+    } finally {
+      this.release();
+    }
+  }
+
+  stats(): SchedulerStats {
+    return {
+      running: this.running,
+      queued: this.queue.size,
+      started: this.started,
+      refused: this.refused,
+      agents: this.starts.size,
+    };
+  }
+
+  private async acquire(priority: number): Promise<boolean> {
+    if (this.running < this.options.limits.concurrency) {
+      this.running++;
+      return true;
+    }
+    // Queued first (keeps FIFO order), then the release hands its slot over (see release()).
+    const granted = new Promise<boolean>((resolve) => this.queue.push(resolve, priority));
+    if (!this.concurrencyLogged) {
+      // Queueing is normal for a wide graph: logged once per run, not once per queued start.
+      this.concurrencyLogged = true;
+      await this.logHit(null, LIMIT_NAMES.concurrency, this.options.limits.concurrency, this.running);
+    }
+    return granted;
+  }
+
+  private release(): void {
+    const next = this.queue.pop();
+    if (next) next(true);
+    else this.running--;
+  }
+
+  private async refuseOverLimit(
+    agent: string,
+    hit: SchedulerError & { limit: string; value: number; used: number },
+  ): Promise<ScheduleResult<never>> {
+    await this.logHit(agent, hit.limit, hit.value, hit.used);
+    return this.refuse({ kind: hit.kind, message: hit.message, limit: hit.limit, value: hit.value });
+  }
+
+  private refuse(error: SchedulerError): ScheduleResult<never> {
+    this.refused++;
+    return { ok: false, error };
+  }
+
+  private async logHit(agent: string | null, limit: string, value: number, used: number): Promise<void> {
+    await this.options.log.append({
+      runId: this.options.runId,
+      agent,
+      kind: 'limit.hit',
+      data: { limit, value, used },
+    });
+  }
+}
+
+function abortedError(): SchedulerError {
+  return { kind: 'aborted', message: 'the run was stopped before this start got a slot' };
+}
