@@ -16,6 +16,8 @@ usage: colony <command> [options]
   models             known models and prices
   send RUN ...       message an agent (--to, interrupts) or a channel (--channel)
   approve RUN MR     approve a merge request (runs with manual approval)
+  serve              the live web dashboard and JSON API (--port 7420, --host)
+  stop RUN           stop a run (its process ends it as stopped)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.
@@ -36,6 +38,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   clean: async () => (await import('./commands/clean.js')).cleanCommand,
   send: async () => (await import('./commands/send.js')).sendCommand,
   approve: async () => (await import('./commands/approve.js')).approveCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  stop: async () => (await import('./commands/stop.js')).stopCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

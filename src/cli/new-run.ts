@@ -1,6 +1,7 @@
 /** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
 import { hostname } from 'node:os';
 import type { ColonyConfig } from '../core/config.js';
+import { parseDurationMs } from '../core/duration.js';
 import { newRunId } from '../core/ids.js';
 import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
@@ -21,6 +22,8 @@ export interface NewRunInput {
   concurrency?: number;
   /** peers: the integration queue's per-merge check (default: config.verify). */
   mergeVerify?: string;
+  /** peers: how many peers also act as integrators. */
+  integrators?: number;
 }
 
 export interface PreparedRun {
@@ -39,7 +42,15 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
   const spec: RunSpec = {
     runId: newRunId(),
     topology: input.topology ?? 'solo',
-    ...(input.topology === 'peers' ? { agents: input.agents ?? 1, concurrency: input.concurrency } : {}),
+    ...(input.topology === 'peers'
+      ? {
+          agents: input.agents ?? 1,
+          concurrency: input.concurrency,
+          idleMs: parseDurationMs(config.idle) ?? undefined,
+          ...(input.integrators ? { integrators: input.integrators } : {}),
+        }
+      : {}),
+    deadlineAt: new Date(Date.now() + (parseDurationMs(config.deadline) ?? 0)).toISOString(),
     repo: repo.topLevel,
     goal: input.goal,
     baseRef: repo.baseRef,

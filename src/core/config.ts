@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseDurationMs } from './duration.js';
 
 const pricesSchema = z.object({
   input: z.number().nonnegative(),
@@ -23,6 +24,10 @@ export const customModelSchema = z.object({
   prices: pricesSchema.nullable().default(null),
 });
 
+const durationSchema = z
+  .string()
+  .refine((text) => (parseDurationMs(text) ?? 0) > 0, 'expected a duration like 90s, 15m, 6h or 1d');
+
 export const configSchema = z
   .object({
     model: z.string().min(1),
@@ -39,6 +44,10 @@ export const configSchema = z
     bashTimeoutS: z.number().int().positive(),
     profile: z.string(),
     stream: z.boolean(),
+    /** How long a run may take (e.g. `6h`); it then ends as `deadline_exceeded`. */
+    deadline: durationSchema,
+    /** peers: a peer with no event for this long gets a nudge; after twice as long it is stalled. */
+    idle: durationSchema,
   })
   .strict();
 
@@ -54,6 +63,8 @@ export const DEFAULT_CONFIG: ColonyConfig = {
   bashTimeoutS: 120,
   profile: 'coder',
   stream: false,
+  deadline: '24h',
+  idle: '5m',
 };
 
 export type ConfigResult =
@@ -66,6 +77,7 @@ const ENV_KEYS: Record<string, keyof ColonyConfig> = {
   COLONY_MAX_STEPS: 'maxSteps',
   COLONY_BUDGET_USD: 'budgetUsd',
   COLONY_BUDGET_TOKENS: 'budgetTokens',
+  COLONY_DEADLINE: 'deadline',
 };
 
 export function loadConfig(options: {
@@ -81,7 +93,7 @@ export function loadConfig(options: {
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const value = options.env[name];
     if (value === undefined || value === '') continue;
-    fromEnv[key] = key === 'model' ? value : Number(value);
+    fromEnv[key] = key === 'model' || key === 'deadline' ? value : Number(value);
   }
   const merged = { ...DEFAULT_CONFIG, ...fileResult.value, ...fromEnv, ...definedOnly(options.flags) };
   const parsed = configSchema.safeParse(merged);

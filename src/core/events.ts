@@ -24,6 +24,12 @@ export interface EventPayloads {
     config: Record<string, unknown>;
   };
   'run.resumed': { pid: number; host: string };
+  /** `colony stop RUN` (or the dashboard): the executing process ends the run as `stopped`. */
+  'run.stop_requested': { by: string; reason: string };
+  /** peers: a peer made no progress for `idleMs`; a direct message (`messageId`) nudges it. */
+  'agent.nudged': { idleMs: number; messageId: number };
+  /** peers: a nudged peer still made no progress; its claims are no longer renewed (they expire). */
+  'agent.stalled': { idleMs: number };
   'run.finished': { status: FinalRunStatus; reason: string; resultBranch: string | null };
   'workspace.ready': { hub: string; worktree: string; branch: string; baseCommit: string };
   'setup.finished': { command: string; exitCode: number | null; output: string; durationMs: number };
@@ -72,6 +78,8 @@ export interface EventPayloads {
     passed: boolean;
     output: string;
     durationMs: number;
+    /** peers: the hub main commit that was verified (a later main is verified again). */
+    commit?: string;
   };
   'result.fetched': { branch: string; commit: string; repo: string };
   warning: { message: string };
@@ -108,6 +116,74 @@ export interface EventPayloads {
   'merge.awaiting_approval': { mr: number; commit: string };
   'merge.approved': { mr: number; by: string };
   'workspace.synced': { branch: string; main: string; landedSince: number; conflicts: string[] };
+
+  // Orchestrated topology — see docs/orchestrated.md. `task` ids are `task-<n>` in assignment order.
+  /** The lead (event agent) defined a subagent (it starts on its first task). */
+  'subagent.created': {
+    name: string;
+    profile: string;
+    model: string;
+    maxSteps: number;
+    systemPrompt: string;
+  };
+  /** The lead (event agent) gave `agent` a task in its model response number `leadStep` (tool call `callId`). */
+  'task.assigned': { task: string; agent: string; prompt: string; leadStep: number; callId: string };
+  /** The subagent (event agent) begins a task; its conversation continues with `prompt` (replay too). */
+  'task.started': { task: string; prompt: string; index: number; stepsBefore: number };
+  /** A task ended: `steps` are the subagent's model responses in this task; `result` goes to the lead. */
+  'task.finished': {
+    task: string;
+    agent: string;
+    steps: number;
+    status: 'done' | 'failed' | 'stopped' | 'refused';
+    result: string;
+  };
+  /** The acceptance step: a failure routed back to the subagent owning the files. */
+  'acceptance.finished': {
+    round: number;
+    passed: boolean;
+    failures: Array<{ owner: string | null; files: string[] }>;
+  };
+
+  // Workflow programs — see docs/workflows.md. Step and stage ids are call paths ('review/explore_2').
+  /** A stage (w.stage or a w.dag node) began; `parent` is the enclosing stage, `after` its DAG predecessors. */
+  'stage.started': { stage: string; name: string; parent: string | null; after: string[] };
+  'stage.finished': { stage: string; ok: boolean; durationMs: number; error?: string };
+  /** An agent step (w.agent(...).run) began; its attempts run as agents named after the step. */
+  'step.started': { step: string; stage: string | null; label: string; profile: string; taskHash: string };
+  /** One attempt of a step ended (agent = the attempt's agent; `repair` when it was the output repair). */
+  'step.attempt': {
+    step: string;
+    stage: string | null;
+    attempt: number;
+    agents: string[];
+    ok: boolean;
+    errorKind?: string;
+    error?: string;
+  };
+  /** A step's final result, replayed on resume instead of running its agents again. */
+  'step.finished': {
+    step: string;
+    stage: string | null;
+    ok: boolean;
+    attempts: number;
+    value?: unknown;
+    text?: string;
+    errorKind?: string;
+    error?: string;
+  };
+  /** A sync point (w.sync): a command run on a clean checkout of hub main. */
+  'sync.finished': {
+    step: string;
+    stage: string | null;
+    point: string;
+    command: string;
+    exitCode: number | null;
+    passed: boolean;
+    output: string;
+    durationMs: number;
+  };
+  'workflow.finished': { ok: boolean; value?: unknown; error?: string };
 }
 
 export type ContextKind = 'OBSERVED' | 'FACT' | 'FAIL' | 'CLAIM' | 'PATCH';

@@ -16,6 +16,7 @@ import type { EventLog } from '../store/types.js';
 import { executeDurably } from './durable.js';
 import { observeLog } from './observed-log.js';
 import { peersPhases } from './peers.js';
+import { RunControl } from './run-control.js';
 import type { RunSpec } from './run-spec.js';
 import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
@@ -91,20 +92,33 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
         data: { pid: process.pid, host: hostname() },
       });
     }
+    const control = new RunControl(options.signal, {
+      deadlineAt: spec.deadlineAt,
+      log: store.log,
+      runId: spec.runId,
+    });
     const context: SoloContext = {
       spec,
       home: store.home,
       log,
       provider: options.provider,
       scrubber,
-      signal: options.signal,
+      signal: control.signal,
+      endCause: () => control.cause,
+      endRun: (cause) => control.end(cause),
       commandEnv: agentEnv(options.env),
       setRunStatus: async (status) => {
         await store.runs.setRunStatus(spec.runId, status);
       },
     };
     // Peers coordinate through claims, messages and the shared context (one LISTEN connection).
-    const coord = spec.topology === 'peers' ? await createCoordination(store) : null;
+    const coord =
+      spec.topology === 'peers'
+        ? await createCoordination(store, {
+            leaseMs: spec.claimLeaseMs,
+            heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
+          })
+        : null;
     const phases = coord ? peersPhases({ ...context, coord }) : soloPhases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
     try {
@@ -120,6 +134,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       });
       await store.runs.setRunStatus(spec.runId, 'failed');
     } finally {
+      control.dispose();
       await coord?.close();
     }
     await log.flush();

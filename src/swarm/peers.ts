@@ -9,7 +9,6 @@
  *   work     — every peer's agent loop (a finished peer returns at once; others replay their log)
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
-import { join } from 'node:path';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
@@ -17,23 +16,23 @@ import type { Tool } from '../agent/tools/types.js';
 import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
 import { runDir } from '../core/home.js';
-import { git } from '../workspace/git.js';
-import { HUB_MAIN } from '../workspace/hub.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
-import { runShellCommand } from '../workspace/shell-command.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
 import { coordinationHooks } from './integration-hooks.js';
+import { trackActivity } from './peers/activity.js';
+import { startGoalCheck } from './peers/goal-check.js';
 import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './peers/prompt.js';
 import { Semaphore } from './peers/semaphore.js';
+import { mainVerifier } from './peers/verify-main.js';
+import { NUDGE_TEXT, startWatchdog } from './peers/watchdog.js';
 import { resultBranchName } from './run-spec.js';
 import type { SoloContext, SoloResult } from './solo.js';
 
 export const DEFAULT_CONCURRENCY = 64;
-/** Folder (beside the agents' worktrees, so finish() removes it) for the final verify of hub main. */
-const VERIFY_CHECKOUT = '.verify-main';
+export const DEFAULT_IDLE_MS = 5 * 60_000;
 
 export interface PeersContext extends SoloContext {
   coord: Coordination;
@@ -48,11 +47,20 @@ type PeerEnd =
   | { agent: string; started: false; error: string };
 
 export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
-  const { spec, log, coord } = ctx;
+  const { spec, coord } = ctx;
   const dir = runDir(ctx.home, spec.runId);
   const names = peerNames(spec.agents ?? 1);
+  // Goal check: something landed or a claim was released.
+  let pokeGoal = () => {};
+  const activity = trackActivity(ctx.log, (event) => {
+    if (event.kind !== 'tool.finished') return;
+    const name = (event as EventInput<'tool.finished'>).data.name;
+    if (name === 'release' || name === 'merge_request') pokeGoal();
+  });
+  const log = activity.log;
+  // Run-level and watchdog events go straight to the log (they are not the peers' own progress).
   const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
-    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+    ctx.log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
   const workspace = new RunWorkspace({
     runId: spec.runId,
     runDir: dir,
@@ -63,6 +71,18 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
     env: ctx.commandEnv,
   });
   let ends: PeerEnd[] | null = null;
+  const verifier = spec.verify
+    ? mainVerifier({
+        runId: spec.runId,
+        runDir: dir,
+        hubPath: workspace.hubPath,
+        log: ctx.log,
+        verify: spec.verify,
+        setup: spec.setup,
+        env: ctx.commandEnv,
+        emit: (kind, data) => emit(kind, data),
+      })
+    : null;
 
   return {
     async prepare() {
@@ -89,9 +109,45 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         budget.record(turn.usage, turn.costUsd);
       }
       const live = new Set<string>();
+      const idleMs = spec.idleMs ?? DEFAULT_IDLE_MS;
+      const watchdog = startWatchdog(activity, idleMs, {
+        working: () => [...live],
+        async nudge(agent, idle) {
+          const sent = await coord.messages.send({
+            runId: spec.runId,
+            from: 'colony',
+            to: agent,
+            text: NUDGE_TEXT(Math.round(idle / 1000)),
+          });
+          if (sent.ok) await emit('agent.nudged', { idleMs: idle, messageId: sent.value.id }, agent);
+        },
+        async stall(agent, idle) {
+          await emit('agent.stalled', { idleMs: idle }, agent);
+        },
+        revive: () => {},
+      });
+      // Stalled peers' claims are not renewed: they lapse and another peer may take the scope over.
       const heartbeat = coord.claims.startHeartbeat(() =>
-        [...live].map((agent) => ({ runId: spec.runId, agent })),
+        [...live]
+          .filter((agent) => !watchdog.isStalled(agent))
+          .map((agent) => ({ runId: spec.runId, agent })),
       );
+      const goal = verifier
+        ? startGoalCheck({
+            verifier,
+            openClaims: async () => {
+              const held = await coord.claims.held(spec.runId);
+              return held.ok ? held.value.length : null;
+            },
+            onGoalMet: (commit) =>
+              ctx.endRun?.({
+                status: 'succeeded',
+                reason: `verify passed on hub main (${commit.slice(0, 10)}) and no claim is open`,
+              }),
+            onError: (message) => void emit('warning', { message }),
+          })
+        : null;
+      if (goal) pokeGoal = () => goal.poke();
       // The shared prefix is computed once (from the first worktree) and reused verbatim by every peer.
       let prefix: Promise<string> | null = null;
       const sharedPrefix = (worktree: string, tools: Tool[]) => {
@@ -195,8 +251,18 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
 
       const slots = new Semaphore(Math.max(1, spec.concurrency ?? DEFAULT_CONCURRENCY));
       try {
-        ends = await Promise.all(names.map((agent) => slots.run(() => runPeer(agent))));
+        ends = await Promise.all(
+          names.map((agent) =>
+            slots.run(async (): Promise<PeerEnd> => {
+              // Queued peers do not start once the run is ending (goal met, stop, deadline).
+              if (ctx.signal.aborted) return { agent, started: false, error: 'the run ended first' };
+              return runPeer(agent);
+            }),
+          ),
+        );
       } finally {
+        goal?.stop();
+        watchdog.stop();
         heartbeat.stop();
         await queue.close();
       }
@@ -208,7 +274,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         | undefined;
       if (previous) return { status: previous.data.status, reason: previous.data.reason };
 
-      const verifyPassed = spec.verify ? await verifyMain() : null;
+      const verifyPassed = verifier ? (await verifier.verify()).passed : null;
       const fetched = await workspace.finish();
       if (!fetched.ok) throw new Error(fetched.error);
       await emit('result.fetched', {
@@ -222,45 +288,6 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
       return { status, reason };
     },
   };
-
-  /** Runs setup + verify in a clean detached checkout of hub main (once per run; reused on resume). */
-  async function verifyMain(): Promise<boolean> {
-    const logged = (await log.read(spec.runId, { kinds: ['verify.finished'] })).find(
-      (e) => e.agent === null,
-    ) as StoredEvent<'verify.finished'> | undefined;
-    if (logged) return logged.data.passed;
-    const command = spec.verify ?? '';
-    const checkout = join(dir, 'worktrees', VERIFY_CHECKOUT);
-    await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: workspace.hubPath });
-    await git(['worktree', 'prune'], { cwd: workspace.hubPath });
-    const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, HUB_MAIN], {
-      cwd: workspace.hubPath,
-    });
-    if (!added.ok) throw new Error(`could not check out hub main for the final verify: ${added.stderr}`);
-    if (spec.setup) {
-      const setup = await runShellCommand(spec.setup, checkout, { env: ctx.commandEnv });
-      if (setup.exitCode !== 0) {
-        await emit('verify.finished', {
-          command: command,
-          exitCode: setup.exitCode,
-          passed: false,
-          output: `setup failed before verify:\n${setup.output}`,
-          durationMs: setup.durationMs,
-        });
-        return false;
-      }
-    }
-    const result = await runShellCommand(command, checkout, { env: ctx.commandEnv });
-    const passed = result.exitCode === 0;
-    await emit('verify.finished', {
-      command,
-      exitCode: result.exitCode,
-      passed,
-      output: result.output,
-      durationMs: result.durationMs,
-    });
-    return passed;
-  }
 
   /** After a crash inside finalize, the peers' ends come from the log. */
   async function loggedEnds(): Promise<PeerEnd[]> {
@@ -277,8 +304,11 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
 
   async function decideStatus(all: PeerEnd[], verifyPassed: boolean | null): Promise<SoloResult> {
     const outcomes = all.flatMap((e) => (e.started ? [e.outcome] : []));
+    const cause = ctx.endCause?.() ?? null;
+    if (cause?.status === 'succeeded' && verifyPassed !== false) return cause;
     const budgetHit = outcomes.find((o) => o.stopReason === 'budget_usd' || o.stopReason === 'budget_tokens');
     if (budgetHit) return { status: 'budget_exhausted', reason: budgetHit.reason };
+    if (cause && cause.status !== 'succeeded') return cause;
     if (outcomes.some((o) => o.stopReason === 'aborted'))
       return { status: 'stopped', reason: 'stopped by request' };
     const notStarted = all.filter((e): e is Extract<PeerEnd, { started: false }> => !e.started);

@@ -6,7 +6,7 @@ import type { CustomModel } from '../core/config.js';
 
 export interface RunSpec {
   runId: string;
-  topology: 'solo' | 'peers';
+  topology: 'solo' | 'peers' | 'workflow';
   /** peers: how many peers (`peer-1` … `peer-N`). */
   agents?: number;
   /** peers: most peers working at once (default 64). */
@@ -30,6 +30,16 @@ export interface RunSpec {
    * whose final verify fails on partial progress (e.g. the whole test suite) land pieces one by one.
    */
   mergeVerify?: string;
+  /** workflow: the program (its file, transpiled JavaScript, kept so resume runs the same code) and `--arg`s. */
+  workflow?: { file: string; js: string; args: Record<string, string> };
+  /** When the run ends as `deadline_exceeded` (ISO; absolute, so a resumed run keeps it). */
+  deadlineAt?: string;
+  /** peers: how long a peer may go without an event before it is nudged (then declared stalled). */
+  idleMs?: number;
+  /** peers: claim lease (default 5 minutes); a stalled or dead peer's claims expire after it. */
+  claimLeaseMs?: number;
+  /** peers: peer-1 … peer-K also review and land others' merge requests (default 0: the queue lands them). */
+  integrators?: number;
   maxSteps: number;
   budgetUsd?: number;
   budgetTokens?: number;

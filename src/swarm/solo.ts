@@ -22,6 +22,7 @@ import { runShellCommand } from '../workspace/shell-command.js';
 import { addWorktree, commitAll, removeWorktree } from '../workspace/worktree.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
+import type { EndCause } from './run-control.js';
 import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from './run-spec.js';
 
 export interface SoloContext {
@@ -31,6 +32,10 @@ export interface SoloContext {
   provider: Provider;
   scrubber: Scrubber;
   signal: AbortSignal;
+  /** Why the run was ended early (stop, deadline, goal met), if it was. */
+  endCause?: () => EndCause | null;
+  /** Ends the run early with this cause (peers: the goal is met); agents see the abort signal. */
+  endRun?: (cause: EndCause) => void;
   /** Environment for setup/verify commands (secrets removed). */
   commandEnv: NodeJS.ProcessEnv;
   setRunStatus(status: FinalRunStatus): Promise<void>;
@@ -188,7 +193,13 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
       const removed = await removeWorktree(paths.hub, paths.worktree);
       if (!removed.ok) throw new Error(removed.error);
 
-      const { status, reason } = await decideStatus(log, spec, agentOutcome, verifyPassed);
+      const { status, reason } = await decideStatus(
+        log,
+        spec,
+        agentOutcome,
+        verifyPassed,
+        ctx.endCause?.() ?? null,
+      );
       await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
       await ctx.setRunStatus(status);
       return { status, reason };
@@ -201,6 +212,7 @@ async function decideStatus(
   spec: RunSpec,
   outcome: AgentOutcome | null,
   verifyPassed: boolean | null,
+  endCause: EndCause | null,
 ): Promise<SoloResult> {
   const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as
     | StoredEvent<'setup.finished'>
@@ -215,7 +227,7 @@ async function decideStatus(
   if (finished.stopReason === 'budget_usd' || finished.stopReason === 'budget_tokens') {
     return { status: 'budget_exhausted', reason: finished.reason };
   }
-  if (finished.stopReason === 'aborted') return { status: 'stopped', reason: finished.reason };
+  if (finished.stopReason === 'aborted') return endCause ?? { status: 'stopped', reason: finished.reason };
   if (finished.status !== 'done') return { status: 'failed', reason: finished.reason };
   if (verifyPassed === false) return { status: 'failed', reason: `verify command failed: ${spec.verify}` };
   return {

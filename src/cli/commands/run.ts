@@ -27,6 +27,11 @@ never touched. The result is fetched into your repository as the branch colony/<
   --merge-verify CMD   peers: what the integration queue runs for each merge request (default: the
                        --verify command). Use a check that passes on partial progress, e.g. a build
                        or lint, when --verify only passes once every piece has landed
+  --integrators K      peers: peer-1 … peer-K also review merge requests and approve (land) or
+                       reject them; merges wait for an integrator (default 0: the queue lands them)
+  --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
+                       as long its claims stop being renewed so another peer can take them over
+  --deadline DURATION  end the run as deadline_exceeded after this long (default 24h), e.g. 6h
   --max-steps N        step cap (default 100)
   --budget-usd X       hard money limit
   --budget-tokens N    hard token limit
@@ -47,6 +52,9 @@ const OPTIONS = {
   setup: { type: 'string' },
   verify: { type: 'string' },
   'merge-verify': { type: 'string' },
+  integrators: { type: 'string' },
+  idle: { type: 'string' },
+  deadline: { type: 'string' },
   'max-steps': { type: 'string' },
   'budget-usd': { type: 'string' },
   'budget-tokens': { type: 'string' },
@@ -79,6 +87,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       budgetTokens: numberFlag(values['budget-tokens'], 'budget-tokens', 'int'),
       profile: values.profile,
       stream: values.stream,
+      deadline: values.deadline,
+      idle: values.idle,
     },
     env: process.env,
     configFile: values.config,
@@ -89,6 +99,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       'run: --topology peers needs --verify CMD (merges and the result are checked with it)',
     );
+  const integrators = numberFlag(values.integrators, 'integrators', 'int');
+  if (integrators !== undefined) {
+    if (topology.topology !== 'peers') throw new UsageError('run: --integrators needs --topology peers');
+    if (integrators < 0 || integrators > (topology.agents ?? 0))
+      throw new UsageError(`run: --integrators must be between 0 and --agents (${topology.agents})`);
+  }
+  if (values.idle !== undefined && topology.topology !== 'peers')
+    throw new UsageError('run: --idle needs --topology peers');
   const mergeVerify = values['merge-verify'];
   if (mergeVerify !== undefined) {
     if (topology.topology !== 'peers') throw new UsageError('run: --merge-verify needs --topology peers');
@@ -101,6 +119,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       config: loaded.config,
       ...topology,
       ...(mergeVerify !== undefined ? { mergeVerify } : {}),
+      ...(integrators ? { integrators } : {}),
     },
     process.env,
   );

@@ -1,0 +1,83 @@
+/**
+ * Running the run's verify command on hub main, in a clean detached checkout (setup first). Results
+ * are logged as `verify.finished` with the commit verified, so a commit is verified at most once per
+ * run (also across a resume); calls are serialised (one checkout).
+ */
+import { join } from 'node:path';
+import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
+import type { EventLog } from '../../store/types.js';
+import { git } from '../../workspace/git.js';
+import { HUB_MAIN } from '../../workspace/hub.js';
+import { runShellCommand } from '../../workspace/shell-command.js';
+
+/** Folder (beside the agents' worktrees, so RunWorkspace.finish() removes it). */
+const VERIFY_CHECKOUT = '.verify-main';
+
+export interface MainVerifier {
+  /** Verifies hub main as it is now; returns the commit and whether verify passed. */
+  verify(): Promise<{ commit: string; passed: boolean }>;
+}
+
+export function mainVerifier(options: {
+  runId: string;
+  runDir: string;
+  hubPath: string;
+  log: EventLog;
+  verify: string;
+  setup?: string;
+  env: NodeJS.ProcessEnv;
+  emit: <K extends EventKind>(kind: K, data: EventInput<K>['data']) => Promise<unknown>;
+}): MainVerifier {
+  let chain: Promise<unknown> = Promise.resolve();
+  const checkout = join(options.runDir, 'worktrees', VERIFY_CHECKOUT);
+
+  const verifyNow = async (): Promise<{ commit: string; passed: boolean }> => {
+    const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: options.hubPath });
+    if (!head.ok) throw new Error(`could not read hub main: ${head.stderr}`);
+    const commit = head.stdout.trim();
+    const logged = (await options.log.read(options.runId, { kinds: ['verify.finished'] })).find(
+      (e) => e.agent === null && (e as StoredEvent<'verify.finished'>).data.commit === commit,
+    ) as StoredEvent<'verify.finished'> | undefined;
+    if (logged) return { commit, passed: logged.data.passed };
+
+    await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: options.hubPath });
+    await git(['worktree', 'prune'], { cwd: options.hubPath });
+    const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], {
+      cwd: options.hubPath,
+    });
+    if (!added.ok) throw new Error(`could not check out hub main for verify: ${added.stderr}`);
+    if (options.setup) {
+      const setup = await runShellCommand(options.setup, checkout, { env: options.env });
+      if (setup.exitCode !== 0) {
+        await options.emit('verify.finished', {
+          command: options.verify,
+          exitCode: setup.exitCode,
+          passed: false,
+          output: `setup failed before verify:\n${setup.output}`,
+          durationMs: setup.durationMs,
+          commit,
+        });
+        return { commit, passed: false };
+      }
+    }
+    const result = await runShellCommand(options.verify, checkout, { env: options.env });
+    const passed = result.exitCode === 0;
+    await options.emit('verify.finished', {
+      command: options.verify,
+      exitCode: result.exitCode,
+      passed,
+      output: result.output,
+      durationMs: result.durationMs,
+      commit,
+    });
+    return { commit, passed };
+  };
+
+  return {
+    verify() {
+      const next = chain.then(verifyNow, verifyNow);
+      chain = next.catch(() => undefined);
+      return next;
+    },
+  };
+}
