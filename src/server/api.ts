@@ -1,0 +1,259 @@
+/**
+ * The JSON API: runs, a run's view, agents, events, shared context, messages, claims, merge requests
+ * and metrics (reads), and the user's actions: send a message, approve a merge request, stop a run.
+ * Every read is computed from the event log (plus the context table for an entry's detail).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type Coordination, createCoordination, USER_SENDER } from '../coord/index.js';
+import type { ContextKind, EventKind } from '../core/events.js';
+import type { Store } from '../store/index.js';
+import { requestRunStop } from '../swarm/stop.js';
+import { approveFromOutside } from '../workspace/integration/index.js';
+import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
+import { listRunItems } from './run-list.js';
+import type { RunTracker } from './run-tracker.js';
+import { snapshot } from './run-view.js';
+import { streamRunEvents } from './sse.js';
+
+export interface ApiDeps {
+  store: Store;
+  tracker: RunTracker;
+  /** Lazily created coordination services (one LISTEN connection per server). */
+  coordination: () => Promise<Coordination>;
+}
+
+type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  params: string[],
+  deps: ApiDeps,
+) => Promise<void> | void;
+
+interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  handler: Handler;
+}
+
+const SEG = '([^/]+)';
+
+async function runOr404(deps: ApiDeps, res: ServerResponse, runId: string): Promise<boolean> {
+  const run = await deps.store.runs.getRun(runId);
+  if (!run) sendError(res, 404, `no run ${runId}`);
+  return run !== null;
+}
+
+const routes: Route[] = [
+  {
+    method: 'GET',
+    pattern: /^\/api\/runs$/,
+    handler: async (_req, res, url, _p, deps) => {
+      const runs = await deps.store.runs.listRuns(intParam(url.searchParams.get('limit'), 100, 1, 1000));
+      sendJson(res, 200, { runs: await listRunItems(deps.store.pool, runs) });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}$`),
+    handler: async (_req, res, _url, [runId = ''], deps) => {
+      const run = await deps.store.runs.getRun(runId);
+      if (!run) return sendError(res, 404, `no run ${runId}`);
+      const view = snapshot(await deps.tracker.state(runId));
+      // The runs row is authoritative for status (a stop of an orphaned run sets it there too).
+      sendJson(res, 200, {
+        ...view,
+        status: view.status === 'running' ? run.status : view.status,
+        repo: run.repo,
+      });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/events$`),
+    handler: async (_req, res, url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      const kinds = url.searchParams.get('kinds');
+      const events = await deps.store.log.read(runId, {
+        afterSeq: intParam(url.searchParams.get('after'), 0, 0, Number.MAX_SAFE_INTEGER),
+        limit: intParam(url.searchParams.get('limit'), 1000, 1, 10_000),
+        agent: url.searchParams.get('agent') ?? undefined,
+        kinds: kinds ? (kinds.split(',') as EventKind[]) : undefined,
+      });
+      sendJson(res, 200, { events, lastSeq: events.at(-1)?.seq ?? null });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/stream$`),
+    handler: async (req, res, url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      streamRunEvents(req, res, url, runId, { log: deps.store.log, tracker: deps.tracker });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/agents$`),
+    handler: async (_req, res, _url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      sendJson(res, 200, { agents: snapshot(await deps.tracker.state(runId)).agents });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/agents/${SEG}$`),
+    handler: async (_req, res, url, [runId = '', rawName = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      const name = decodeURIComponent(rawName);
+      const state = await deps.tracker.state(runId);
+      const agent = state.agents.get(name);
+      if (!agent) return sendError(res, 404, `run ${runId} has no agent ${name}`);
+      const row = snapshot(state).agents.find((a) => a.name === name);
+      const transcript = await deps.store.log.read(runId, {
+        agent: name,
+        afterSeq: intParam(url.searchParams.get('after'), 0, 0, Number.MAX_SAFE_INTEGER),
+        limit: intParam(url.searchParams.get('limit'), 5000, 1, 20_000),
+      });
+      sendJson(res, 200, {
+        agent: row,
+        model: agent.model,
+        branch: agent.branch,
+        commits: agent.commits,
+        stopReason: agent.stopReason,
+        transcript,
+      });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/context$`),
+    handler: async (_req, res, url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      const kinds = url.searchParams.get('kind')?.split(',') as ContextKind[] | undefined;
+      const all = (await deps.tracker.state(runId)).context;
+      const entries = kinds ? all.filter((e) => kinds.includes(e.kind)) : all;
+      const limit = intParam(url.searchParams.get('limit'), 1000, 1, 100_000);
+      sendJson(res, 200, { entries: entries.slice(-limit), total: entries.length });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/context/(\\d+)$`),
+    handler: async (_req, res, _url, [runId = '', id = '0'], deps) => {
+      const coord = await deps.coordination();
+      const entry = await coord.context.unfold(runId, Number(id));
+      if (!entry.ok) return sendError(res, 404, entry.error);
+      sendJson(res, 200, entry.value);
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/messages$`),
+    handler: async (_req, res, _url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      sendJson(res, 200, { messages: (await deps.tracker.state(runId)).messages });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/claims$`),
+    handler: async (_req, res, _url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      sendJson(res, 200, { claims: [...(await deps.tracker.state(runId)).claims.values()] });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/merges$`),
+    handler: async (_req, res, _url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      sendJson(res, 200, { merges: [...(await deps.tracker.state(runId)).merges.values()] });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: new RegExp(`^/api/runs/${SEG}/metrics$`),
+    handler: async (_req, res, _url, [runId = ''], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      const v = snapshot(await deps.tracker.state(runId));
+      sendJson(res, 200, {
+        status: v.status,
+        wallClockMs: v.wallClockMs,
+        tokens: v.tokens,
+        costUsd: v.costUsd,
+        modelCalls: v.modelCalls,
+        toolCalls: v.toolCalls,
+        events: v.events,
+        agents: v.agents.length,
+        counts: v.counts,
+        criticalSteps: Math.max(0, ...v.agents.map((a) => a.steps)),
+        verify: v.verify,
+        series: v.series,
+        limits: v.limits,
+        limitsHit: v.limitsHit,
+      });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/api/runs/${SEG}/messages$`),
+    handler: async (req, res, _url, [runId = ''], deps) => {
+      const body = await readJsonBody(req);
+      if (!body.ok) return sendError(res, 400, body.error);
+      if (!(await runOr404(deps, res, runId))) return;
+      const { to, channel, text } = body.value;
+      const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+      if (str(text) === null) return sendError(res, 400, 'text is required');
+      if ((str(to) === null) === (str(channel) === null))
+        return sendError(res, 400, 'give exactly one of "to" (an agent) or "channel"');
+      const coord = await deps.coordination();
+      const sent = await coord.messages.send({
+        runId,
+        from: USER_SENDER,
+        to: str(to),
+        channel: str(channel),
+        text: String(text),
+      });
+      if (!sent.ok) return sendError(res, 400, sent.error);
+      sendJson(res, 200, { ok: true, message: sent.value });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/api/runs/${SEG}/merges/(\\d+)/approve$`),
+    handler: async (_req, res, _url, [runId = '', mr = '0'], deps) => {
+      if (!(await runOr404(deps, res, runId))) return;
+      const result = await approveFromOutside(deps.store.log, runId, Number(mr), USER_SENDER);
+      if (!result.ok) return sendError(res, 409, result.error);
+      sendJson(res, 200, { ok: true });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/api/runs/${SEG}/stop$`),
+    handler: async (req, res, _url, [runId = ''], deps) => {
+      const body = await readJsonBody(req);
+      if (!body.ok) return sendError(res, 400, body.error);
+      const reason = typeof body.value.reason === 'string' ? body.value.reason.slice(0, 500) : '';
+      const result = await requestRunStop(deps.store, runId, USER_SENDER, reason);
+      if (!result.ok) return sendError(res, 404, result.error);
+      sendJson(res, 200, result);
+    },
+  },
+];
+
+export type ApiMatch = { handler: Handler; params: string[]; mutating: boolean } | { status: 404 | 405 };
+
+export function matchApi(method: string, path: string): ApiMatch {
+  let pathMatched = false;
+  for (const route of routes) {
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (route.method === method || (route.method === 'GET' && method === 'HEAD'))
+      return { handler: route.handler, params: m.slice(1), mutating: route.method !== 'GET' };
+  }
+  return { status: pathMatched ? 405 : 404 };
+}
+
+export { createCoordination };

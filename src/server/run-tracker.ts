@@ -1,0 +1,97 @@
+/**
+ * Follows runs for the server: one RunState per run, caught up from the log on demand (only events
+ * after the last seen seq are read), and one shared poll per run while SSE clients watch it, so N
+ * open dashboards cost one query per tick, not N.
+ */
+import type { EventLog } from '../store/index.js';
+import { RunState } from './run-state.js';
+
+const PAGE = 10_000;
+
+export interface TrackerOptions {
+  /** How often a watched run's log is polled for new events (default 250 ms). */
+  pollMs?: number;
+}
+
+interface Tracked {
+  state: RunState;
+  refreshing: Promise<void> | null;
+  watchers: Set<(lastSeq: number) => void>;
+  timer: NodeJS.Timeout | null;
+}
+
+export class RunTracker {
+  private readonly runs = new Map<string, Tracked>();
+  private readonly pollMs: number;
+  private closed = false;
+
+  constructor(
+    private readonly log: EventLog,
+    options: TrackerOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 250;
+  }
+
+  private tracked(runId: string): Tracked {
+    let t = this.runs.get(runId);
+    if (!t) {
+      t = { state: new RunState(runId), refreshing: null, watchers: new Set(), timer: null };
+      this.runs.set(runId, t);
+    }
+    return t;
+  }
+
+  /** The run's state, caught up with the log. Concurrent callers share one catch-up. */
+  async state(runId: string): Promise<RunState> {
+    const t = this.tracked(runId);
+    await this.refresh(t);
+    return t.state;
+  }
+
+  private refresh(t: Tracked): Promise<void> {
+    t.refreshing ??= (async () => {
+      try {
+        for (;;) {
+          const page = await this.log.read(t.state.runId, { afterSeq: t.state.lastSeq, limit: PAGE });
+          for (const event of page) t.state.apply(event);
+          if (page.length < PAGE) break;
+        }
+      } finally {
+        t.refreshing = null;
+      }
+    })();
+    return t.refreshing;
+  }
+
+  /** Calls `onNew(lastSeq)` whenever the run's log grows; returns the unsubscribe function. */
+  watch(runId: string, onNew: (lastSeq: number) => void): () => void {
+    const t = this.tracked(runId);
+    t.watchers.add(onNew);
+    if (!t.timer && !this.closed) {
+      const tick = async () => {
+        const before = t.state.lastSeq;
+        try {
+          await this.refresh(t);
+        } catch {
+          // A failed poll (database restarting) is retried on the next tick.
+        }
+        if (t.state.lastSeq > before) for (const w of t.watchers) w(t.state.lastSeq);
+        if (t.watchers.size > 0 && !this.closed) t.timer = setTimeout(tick, this.pollMs);
+        else t.timer = null;
+      };
+      t.timer = setTimeout(tick, 0);
+    }
+    return () => {
+      t.watchers.delete(onNew);
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.runs.values()) {
+      if (t.timer) clearTimeout(t.timer);
+      t.timer = null;
+      t.watchers.clear();
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../src/core/events.js';
+import { type RunningServer, type RunView, startServer } from '../../src/server/index.js';
+import type { Store } from '../../src/store/index.js';
+import { openTestStore } from '../helpers/db.js';
+import { collectSse, request } from './http-client.js';
+import { agentSteps, recordRun } from './run-fixture.js';
+
+const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+let store: Store;
+let server: RunningServer;
+let runId: string;
+
+beforeAll(async () => {
+  store = await openTestStore();
+  runId = await recordRun(store);
+  const started = await startServer({ store, token: TOKEN, host: '127.0.0.1', port: 0, pollMs: 50 });
+  if (!started.ok) throw new Error(started.error);
+  server = started.server;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await store?.close();
+});
+
+describe('reading (open on loopback)', () => {
+  it('lists runs with agents, cost, wall-clock and verify from the log', async () => {
+    const r = await request(server.url, 'GET', '/api/runs');
+    expect(r.status).toBe(200);
+    const row = (r.body.runs as Array<Record<string, unknown>>).find((x) => x.runId === runId);
+    expect(row).toMatchObject({ status: 'running', topology: 'peers', agents: 2, verify: null });
+    expect(row?.costUsd).toBeCloseTo(0.006, 6);
+    expect(row?.tokens).toBe(3 * 1050);
+  });
+
+  it('gives the run view: agent states, claims, context, integration queue, series, limits', async () => {
+    const r = await request(server.url, 'GET', `/api/runs/${runId}`);
+    expect(r.status).toBe(200);
+    const v = r.body as unknown as RunView;
+    const states = Object.fromEntries(
+      (v.agents as Array<{ name: string; state: string }>).map((a) => [a.name, a.state]),
+    );
+    expect(states).toEqual({ 'peer-1': 'done', 'peer-2': 'thinking' });
+    expect(v.agents.find((a) => a.name === 'peer-2')?.lastAction).toBe(
+      'posted FAIL: beta test fails: off by one',
+    );
+    expect(v.context.map((c: { kind: string }) => c.kind)).toEqual(['FAIL', 'FACT']);
+    expect(v.merges.map((m: { mr: number; status: string }) => [m.mr, m.status])).toEqual([
+      [3, 'awaiting_approval'],
+      [2, 'rejected'],
+      [1, 'landed'],
+    ]);
+    expect(v.merges[1]?.reason).toBe('conflict');
+    expect(v.claims).toEqual([expect.objectContaining({ agent: 'peer-1', scope: 'src/alpha' })]);
+    expect(v.series.at(-1)).toMatchObject({ uncached: 3 * 400, cached: 3 * 600, output: 150 });
+    expect(v.limits.find((l: { name: string }) => l.name === 'budget_usd')).toMatchObject({
+      limit: 1,
+      used: 0.006,
+    });
+    expect(v.timeline.rows).toHaveLength(2);
+    // peer-2's steps were logged last, so its chain bounds the makespan.
+    expect(v.timeline.critical?.agent).toBe('peer-2');
+  });
+
+  it('serves events, an agent transcript, context by kind, metrics; 404 for unknown runs', async () => {
+    const ev = await request(server.url, 'GET', `/api/runs/${runId}/events?after=2&limit=3`);
+    expect((ev.body.events as StoredEvent[]).map((e) => e.seq)).toEqual([3, 4, 5]);
+    const agent = await request(server.url, 'GET', `/api/runs/${runId}/agents/peer-2`);
+    expect((agent.body.transcript as StoredEvent[]).every((e) => e.agent === 'peer-2')).toBe(true);
+    expect((agent.body.transcript as StoredEvent[]).map((e) => e.kind)).toContain('model.response');
+    const fails = await request(server.url, 'GET', `/api/runs/${runId}/context?kind=FAIL`);
+    expect(fails.body.total).toBe(1);
+    const metrics = await request(server.url, 'GET', `/api/runs/${runId}/metrics`);
+    expect(metrics.body).toMatchObject({ modelCalls: 3, toolCalls: 3, criticalSteps: 2, agents: 2 });
+    expect((await request(server.url, 'GET', '/api/runs/nope')).status).toBe(404);
+    expect((await request(server.url, 'GET', `/api/runs/${runId}/agents/nobody`)).status).toBe(404);
+  });
+
+  it('refuses a Host header that is not loopback (DNS rebinding)', async () => {
+    const r = await request(server.url, 'GET', '/api/runs', { host: 'evil.example:7420' });
+    expect(r.status).toBe(403);
+  });
+});
+
+describe('acting (token required even on loopback)', () => {
+  it('rejects a message without the token or with a wrong one (401), sends it with the token', async () => {
+    const body = { to: 'peer-2', text: 'look at beta first' };
+    expect((await request(server.url, 'POST', `/api/runs/${runId}/messages`, { body })).status).toBe(401);
+    expect(
+      (await request(server.url, 'POST', `/api/runs/${runId}/messages`, { body, token: 'wrong' })).status,
+    ).toBe(401);
+    // A token in the query string is not accepted for actions.
+    expect(
+      (await request(server.url, 'POST', `/api/runs/${runId}/messages?token=${TOKEN}`, { body })).status,
+    ).toBe(401);
+    const ok = await request(server.url, 'POST', `/api/runs/${runId}/messages`, { body, token: TOKEN });
+    expect(ok.status).toBe(200);
+    const sent = await store.log.read(runId, { kinds: ['message.sent'] });
+    expect(sent.at(-1)).toMatchObject({ agent: null, data: { to: 'peer-2', text: 'look at beta first' } });
+    const bad = await request(server.url, 'POST', `/api/runs/${runId}/messages`, {
+      body: { text: 'x' },
+      token: TOKEN,
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it('approves a merge request waiting for approval (401 without token, 409 when not approvable)', async () => {
+    expect((await request(server.url, 'POST', `/api/runs/${runId}/merges/3/approve`)).status).toBe(401);
+    expect(
+      (await request(server.url, 'POST', `/api/runs/${runId}/merges/3/approve`, { token: TOKEN })).status,
+    ).toBe(200);
+    const approved = await store.log.read(runId, { kinds: ['merge.approved'] });
+    expect(approved.map((e) => e.data)).toEqual([{ mr: 3, by: 'user' }]);
+    expect(
+      (await request(server.url, 'POST', `/api/runs/${runId}/merges/1/approve`, { token: TOKEN })).status,
+    ).toBe(409);
+  });
+
+  it('stops a run (401 without token); an orphaned run is finished as stopped', async () => {
+    const other = await recordRun(store, 'stop');
+    expect((await request(server.url, 'POST', `/api/runs/${other}/stop`)).status).toBe(401);
+    const r = await request(server.url, 'POST', `/api/runs/${other}/stop`, {
+      token: TOKEN,
+      body: { reason: 'enough' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ ok: true, mode: 'finished', status: 'stopped' });
+    expect((await store.runs.getRun(other))?.status).toBe('stopped');
+    const view = await request(server.url, 'GET', `/api/runs/${other}`);
+    expect(view.body.status).toBe('stopped');
+  });
+});
+
+describe('SSE', () => {
+  it('resumes after a disconnect with every event exactly once, in order', async () => {
+    const live = await recordRun(store, 'sse');
+    const initial = (await store.log.read(live)).length;
+    // First connection: read half of what exists, then drop.
+    const first = await collectSse(server.url, `/api/runs/${live}/stream?after=0`, (e) => e.length >= 10);
+    const lastId = first.at(-1)?.id ?? '0';
+    // While disconnected, the run goes on.
+    for (const e of agentSteps(live, 'peer-2', 5, 10)) await store.log.append(e);
+    await store.log.flush();
+    const total = initial + 15;
+    // Reconnect the way EventSource does (Last-Event-ID); also append while connected.
+    const appending = (async () => {
+      for (const e of agentSteps(live, 'peer-1', 3, 10)) await store.log.append(e);
+      await store.log.flush();
+    })();
+    const second = await collectSse(
+      server.url,
+      `/api/runs/${live}/stream?after=0`,
+      (e) => Number(e.at(-1)?.id) >= total + 9,
+      { 'last-event-id': lastId },
+    );
+    await appending;
+    const seqs = [...first, ...second].map((e) => (JSON.parse(e.data) as StoredEvent).seq);
+    expect(seqs).toEqual(Array.from({ length: total + 9 }, (_, i) => i + 1));
+  });
+
+  it('needs the token for everything on a non-loopback bind (query token accepted for reading)', async () => {
+    const started = await startServer({ store, token: TOKEN, host: '0.0.0.0', port: 0 });
+    if (!started.ok) throw new Error(started.error);
+    const base = `http://127.0.0.1:${started.server.port}`;
+    try {
+      expect((await request(base, 'GET', '/api/runs')).status).toBe(401);
+      expect((await request(base, 'GET', '/')).status).toBe(401);
+      expect((await request(base, 'GET', '/api/runs', { token: TOKEN })).status).toBe(200);
+      expect((await request(base, 'GET', `/api/runs?token=${TOKEN}`)).status).toBe(200);
+      // Any Host is fine there (the token is the guard).
+      expect((await request(base, 'GET', '/api/runs', { token: TOKEN, host: 'colony.lan' })).status).toBe(
+        200,
+      );
+    } finally {
+      await started.server.close();
+    }
+  });
+});
