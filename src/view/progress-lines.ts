@@ -1,0 +1,44 @@
+/**
+ * The terminal progress block of a running run, as plain lines (the CLI redraws them in place).
+ * A pure function of the view model so it is testable without a terminal.
+ */
+import { formatCount, formatDuration, formatUsd } from './format.js';
+import type { AgentState, RunView } from './types.js';
+
+export interface ProgressOptions {
+  /** Terminal width: lines are cut to it. */
+  columns?: number;
+  /** At most this many agent rows (the busiest first); the rest are counted. */
+  maxAgents?: number;
+}
+
+const ORDER: Record<AgentState, number> = { tool: 0, thinking: 1, waiting: 2, idle: 3, failed: 4, done: 5 };
+
+export function progressLines(view: RunView, options: ProgressOptions = {}): string[] {
+  const columns = Math.max(20, options.columns ?? 100);
+  const maxAgents = options.maxAgents ?? 8;
+  const t = view.totals;
+  const s = view.byState;
+  const states = (['thinking', 'tool', 'waiting', 'idle', 'done', 'failed'] as const)
+    .filter((k) => s[k] > 0)
+    .map((k) => `${s[k]} ${k}`)
+    .join(' · ');
+  const merges =
+    t.merges.requested > 0
+      ? ` · merges ${t.merges.landed} landed, ${t.merges.rejected} rejected, ${t.merges.pending} queued`
+      : '';
+  const lines = [
+    `${view.status} · ${formatDuration(view.wallClockMs)} · ${view.agents.length} agent(s): ${states || 'starting'}`,
+    `steps ${t.steps} · tools ${t.toolCalls}${merges} · cost ${formatUsd(t.costUsd)} · tokens ${formatCount(t.tokens.uncached)} in + ${formatCount(t.tokens.cached)} cached + ${formatCount(t.tokens.output)} out`,
+  ];
+  const agents = [...view.agents].sort((a, b) => ORDER[a.state] - ORDER[b.state]);
+  const width = Math.max(...agents.slice(0, maxAgents).map((a) => a.name.length), 4);
+  for (const a of agents.slice(0, maxAgents)) {
+    const claim = a.claim ? ` [${a.claim.scope}]` : '';
+    lines.push(
+      `  ${a.name.padEnd(width)} ${a.state.padEnd(8)} ${String(a.steps).padStart(3)} steps${claim}  ${a.lastAction ?? ''}`,
+    );
+  }
+  if (agents.length > maxAgents) lines.push(`  … ${agents.length - maxAgents} more agent(s)`);
+  return lines.map((line) => (line.length > columns ? `${line.slice(0, columns - 1)}…` : line));
+}

@@ -1,0 +1,16 @@
+/** Chart colours (one place, so report, dashboard and legends agree). */
+export const COLORS = {
+  model: '#4e79a7',
+  tool: '#f28e2b',
+  error: '#e15759',
+  critical: '#d62728',
+  criticalBand: '#fde2e2',
+  uncached: '#4e79a7',
+  cached: '#a0cbe8',
+  output: '#59a14f',
+  cost: '#b07aa1',
+  landed: '#59a14f',
+  rejected: '#e15759',
+  grid: '#e6e6e6',
+  axis: '#666',
+} as const;
