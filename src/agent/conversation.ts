@@ -86,6 +86,17 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       state.messages = applyCompaction(state.messages, data.replacedMessages, data.summary);
       return;
     }
+    case 'task.started': {
+      // A further task for a subagent that keeps its context (orchestrated topology); the first task
+      // is the conversation's opening message.
+      const data = (event as StoredEvent<'task.started'>).data;
+      if (data.index === 0) return;
+      state.messages.push({ role: 'user', content: data.prompt });
+      state.finished = null;
+      state.answered = false;
+      state.pendingCalls = [];
+      return;
+    }
     case 'agent.finished': {
       const data = (event as StoredEvent<'agent.finished'>).data;
       state.finished = { status: data.status, stopReason: data.stopReason, reason: data.reason };

@@ -12,7 +12,7 @@ import { applyCompaction, estimateTokens, planCompaction } from './compaction.js
 import { type ConversationState, replayConversation } from './conversation.js';
 import { PendingWrites } from './pending-writes.js';
 import { summariseToolResult } from './tool-summary.js';
-import type { Tool, ToolResult } from './tools/types.js';
+import type { Tool, ToolContext, ToolResult } from './tools/types.js';
 
 export interface AgentSpec {
   runId: string;
@@ -91,17 +91,23 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
 
   for (;;) {
     // 1. Finish the tool calls of the last response that have no logged result (after a crash too).
-    for (const call of [...state.pendingCalls]) {
+    //    Consecutive calls of tools marked `parallel` (e.g. assign_task) run together; their results
+    //    enter the conversation as they finish, which is also their order in the log (so replay agrees).
+    for (const batch of toolBatches(state.pendingCalls, toolsByName)) {
       if (deps.signal?.aborted) break;
-      const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes);
-      state.messages.push({
-        role: 'tool',
-        toolCallId: call.id,
-        name: call.name,
-        content: result.content,
-        isError: result.isError,
-      });
-      state.pendingCalls = state.pendingCalls.filter((pending) => pending.id !== call.id);
+      await Promise.all(
+        batch.map(async (call) => {
+          const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes);
+          state.messages.push({
+            role: 'tool',
+            toolCallId: call.id,
+            name: call.name,
+            content: result.content,
+            isError: result.isError,
+          });
+          state.pendingCalls = state.pendingCalls.filter((pending) => pending.id !== call.id);
+        }),
+      );
     }
 
     // 2. Stop conditions, checked before every model call.
@@ -222,7 +228,7 @@ async function executeToolCall(
     }),
   );
   const started = performance.now();
-  const raw = await invokeTool(call, toolsByName, deps.signal);
+  const raw = await invokeTool(call, toolsByName, { signal: deps.signal, callId: call.id, step });
   const content = deps.scrubber.scrub(raw.content);
   const finished = appendFor(deps, spec, 'tool.finished', {
     step,
@@ -237,11 +243,30 @@ async function executeToolCall(
   return { content, isError: raw.isError };
 }
 
+/** Splits calls into batches run one after another: a run of `parallel` tools' calls, or one call. */
+function toolBatches(calls: readonly ToolCall[], toolsByName: Map<string, Tool>): ToolCall[][] {
+  const batches: ToolCall[][] = [];
+  let parallelBatch: ToolCall[] | null = null;
+  for (const call of calls) {
+    if (toolsByName.get(call.name)?.parallel) {
+      if (!parallelBatch) {
+        parallelBatch = [];
+        batches.push(parallelBatch);
+      }
+      parallelBatch.push(call);
+    } else {
+      parallelBatch = null;
+      batches.push([call]);
+    }
+  }
+  return batches;
+}
+
 /** Nothing the model emits can crash the loop: unknown tools, bad JSON and tool crashes become error results. */
 async function invokeTool(
   call: ToolCall,
   toolsByName: Map<string, Tool>,
-  signal: AbortSignal | undefined,
+  context: ToolContext,
 ): Promise<ToolResult> {
   const tool = toolsByName.get(call.name);
   if (!tool) {
@@ -260,7 +285,7 @@ async function invokeTool(
     };
   }
   try {
-    return await tool.run(args, { signal });
+    return await tool.run(args, context);
   } catch (err) {
     return { isError: true, content: `tool ${call.name} failed: ${(err as Error).message}` };
   }

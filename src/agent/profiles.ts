@@ -1,6 +1,8 @@
 /**
- * Profiles decide an agent's tool set. `explore` and `reviewer` are read-only: no bash, since no
- * sandbox enforces read-only commands. `coder` has every tool. (Later: `plan`, `integrator`.)
+ * Profiles decide an agent's tool set. `explore`, `reviewer` and `plan` are read-only: no bash, since
+ * no sandbox enforces read-only commands. `coder` and `integrator` have every tool (the integrator is
+ * the agent that merges, builds and tests; topologies give it the integration tools). A config may
+ * define more profiles on top of these (`ProfileDefinition`: a base profile, a model, a step cap).
  */
 import {
   type BashToolOptions,
@@ -13,7 +15,7 @@ import {
   type Tool,
 } from './tools/index.js';
 
-export const PROFILE_NAMES = ['explore', 'reviewer', 'coder'] as const;
+export const PROFILE_NAMES = ['explore', 'reviewer', 'plan', 'coder', 'integrator'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export interface ProfileOptions {
@@ -36,8 +38,10 @@ export function toolsForProfile(
   switch (profile) {
     case 'explore':
     case 'reviewer':
+    case 'plan':
       return { ok: true, tools: readOnly };
     case 'coder':
+    case 'integrator':
       return {
         ok: true,
         tools: [
@@ -50,4 +54,32 @@ export function toolsForProfile(
         ],
       };
   }
+}
+
+/** True for profiles whose agents change files (they get a worktree branch that lands via the queue). */
+export function profileWrites(profile: ProfileName): boolean {
+  return profile === 'coder' || profile === 'integrator';
+}
+
+/** A profile from config: a built-in base tool set plus its own model, step cap and role prompt. */
+export interface ProfileDefinition {
+  base: ProfileName;
+  model?: string;
+  maxSteps?: number;
+  /** Prepended to the system prompt the lead gives a subagent of this profile. */
+  prompt?: string;
+}
+
+export type ResolvedProfile = { name: string } & ProfileDefinition;
+
+/** A built-in profile or one from config (config wins, so a config may give `coder` its own model). */
+export function resolveProfile(
+  name: string,
+  defined: Readonly<Record<string, ProfileDefinition>> = {},
+): { ok: true; profile: ResolvedProfile } | { ok: false; error: string } {
+  const own = defined[name];
+  if (own) return { ok: true, profile: { name, ...own } };
+  if (isProfileName(name)) return { ok: true, profile: { name, base: name } };
+  const known = [...new Set([...PROFILE_NAMES, ...Object.keys(defined)])].join(', ');
+  return { ok: false, error: `unknown profile "${name}" (known: ${known})` };
 }

@@ -9,6 +9,9 @@ export interface ToolResult {
 export interface ToolContext {
   /** Aborted when the agent is stopped; long tools (bash) must honour it. */
   signal?: AbortSignal;
+  /** The model's id for this call and the step (model response) that made it. */
+  callId?: string;
+  step?: number;
 }
 
 /** A tool is a spec plus a function of already-parsed JSON arguments. Tools validate their own args. */
@@ -16,6 +19,8 @@ export interface Tool {
   spec: ToolSpec;
   /** True when the tool changes the worktree (write, edit, bash). */
   mutates: boolean;
+  /** True when several calls of this tool in one response may run at once (e.g. assign_task). */
+  parallel?: boolean;
   run(args: unknown, context: ToolContext): Promise<ToolResult>;
 }
 
