@@ -192,8 +192,12 @@ describe('peers topology', () => {
     // peer-1 and peer-2 both went for alpha at the start: one got it, the other claimed beta.
     expect(events.filter((e) => e.kind === 'claim.conflict').length).toBeGreaterThanOrEqual(1);
     // Final verify on hub main was logged; no claim is left open; worktrees are gone.
-    const verified = events.filter((e) => e.kind === 'verify.finished' && e.agent === null);
-    expect(verified).toHaveLength(1);
+    // (The goal check may also have verified an earlier main; each commit is verified once.)
+    const verified = events.filter(
+      (e) => e.kind === 'verify.finished' && e.agent === null,
+    ) as StoredEvent<'verify.finished'>[];
+    expect(verified.at(-1)?.data.passed).toBe(true);
+    expect(new Set(verified.map((e) => e.data.commit)).size).toBe(verified.length);
     const held = await coord.claims.held(spec.runId);
     expect(held.ok && held.value).toEqual([]);
     const worktrees = join(runDir(store.home, spec.runId), 'worktrees');

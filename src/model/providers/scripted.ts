@@ -71,7 +71,10 @@ export function createScriptedProvider(
       if (options.latencyMs && !(await delay(options.latencyMs, call.signal))) {
         return { ok: false, error: { kind: 'aborted', message: 'the call was aborted', attempts: 1 } };
       }
-      const turn = await next(request, index);
+      // Like a real HTTP call, a pending policy (e.g. one that models a hung model) ends on abort.
+      const turn = await untilAborted(next(request, index), call.signal);
+      if (turn === null)
+        return { ok: false, error: { kind: 'aborted', message: 'the call was aborted', attempts: 1 } };
       if (typeof turn === 'string')
         return { ok: false, error: { kind: 'script', message: turn, attempts: 1 } };
       const modelTurn = scriptedTurnToModelTurn(turn, request, index, model);
@@ -143,6 +146,24 @@ export function estimateRequestTokens(request: ModelRequest): number {
   for (const t of request.tools)
     chars += t.name.length + t.description.length + JSON.stringify(t.parameters).length;
   return Math.ceil(chars / 4);
+}
+
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+  if (!signal) return work;
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function delay(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
