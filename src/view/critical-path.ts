@@ -1,23 +1,23 @@
 /**
  * The critical path of a run, from its events.
  *
- * - Orchestrated (a lead calling `assign_task`): Σ over the lead's turns of the turn itself plus the
- *   longest subagent task that turn started — the task's steps are the subagent's model calls between
- *   the assign_task call's start and finish. Matches issue 5's CriticalSteps definition.
+ * - Orchestrated (task.assigned events): Σ over the lead's turns of the turn itself (1 step) plus the
+ *   longest subagent task that turn assigned (its steps from task.finished, or the subagent's model
+ *   calls so far while it runs). This is issue 5's CriticalSteps definition.
  * - Solo and peers: the log records no dependencies between peers' steps, so the path is
  *   approximated by the agent with the most steps (ties: the longer span) from its first to its
  *   last bar. For solo that is exact.
  */
-import type { AssignCall } from './run-state.js';
+import type { TaskRecord } from './run-state.js';
 import type { AgentView, CriticalPath, CriticalSegment, TimelineLane } from './types.js';
 
 export function criticalPath(
   agents: readonly AgentView[],
   lanes: readonly TimelineLane[],
-  assigns: readonly AssignCall[],
+  tasks: readonly TaskRecord[],
   nowMs: number,
 ): CriticalPath {
-  if (assigns.length > 0) return leadTurns(lanes, assigns, nowMs);
+  if (tasks.length > 0) return leadTurns(lanes, tasks, nowMs);
   return longestAgent(agents, lanes);
 }
 
@@ -63,31 +63,40 @@ function longestAgent(agents: readonly AgentView[], lanes: readonly TimelineLane
 
 function leadTurns(
   lanes: readonly TimelineLane[],
-  assigns: readonly AssignCall[],
+  tasks: readonly TaskRecord[],
   nowMs: number,
 ): CriticalPath {
-  const lead = assigns[0]?.lead ?? '';
+  const lead = tasks[0]?.lead ?? '';
   const leadLane = lanes.find((l) => l.agent === lead);
   const segments: CriticalSegment[] = [];
   let steps = 0;
   for (const turn of leadLane?.bars.filter((b) => b.kind === 'model' && !b.error) ?? []) {
     steps += 1;
-    segments.push({ agent: lead, startMs: turn.startMs, endMs: turn.endMs, label: turn.label, steps: 1 });
+    segments.push({
+      agent: lead,
+      startMs: turn.startMs,
+      endMs: turn.endMs,
+      label: `${lead} ${turn.label}`,
+      steps: 1,
+    });
     let longest: CriticalSegment | null = null;
-    for (const assign of assigns) {
-      if (assign.lead !== lead || assign.turnStep !== turn.step || !assign.target) continue;
-      const endMs = assign.endMs ?? nowMs;
+    for (const task of tasks) {
+      if (task.lead !== lead || task.leadStep !== turn.step) continue;
+      const startMs = task.startMs ?? task.assignedMs;
+      const endMs = task.endMs ?? nowMs;
       const taskSteps =
+        task.steps ??
         lanes
-          .find((l) => l.agent === assign.target)
-          ?.bars.filter((b) => b.kind === 'model' && b.endMs >= assign.startMs && b.endMs <= endMs).length ??
+          .find((l) => l.agent === task.agent)
+          ?.bars.filter((b) => b.kind === 'model' && !b.open && b.endMs >= startMs && b.endMs <= endMs)
+          .length ??
         0;
       if (!longest || taskSteps > longest.steps)
         longest = {
-          agent: assign.target,
-          startMs: assign.startMs,
+          agent: task.agent,
+          startMs,
           endMs,
-          label: `${assign.target}: task of ${taskSteps} steps`,
+          label: `${task.agent}: ${task.task}, ${taskSteps} steps`,
           steps: taskSteps,
         };
     }
@@ -100,7 +109,7 @@ function leadTurns(
   const last = segments[segments.length - 1];
   return {
     method: 'lead-turns',
-    description: `the lead's (${lead}) turns plus the longest subagent task each turn started`,
+    description: `the lead's (${lead}) turns plus the longest subagent task each turn assigned`,
     segments,
     steps,
     durationMs: first && last ? last.endMs - first.startMs : 0,

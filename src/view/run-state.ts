@@ -14,14 +14,18 @@ import type {
   UsagePoint,
 } from './types.js';
 
-/** A call to `assign_task` by a lead (orchestrated runs): the critical path follows these. */
-export interface AssignCall {
+/** A task a lead assigned to a subagent (orchestrated runs): the critical path follows these. */
+export interface TaskRecord {
+  task: string;
   lead: string;
-  callId: string;
-  turnStep: number;
-  target: string | null;
-  startMs: number;
+  agent: string;
+  /** The lead's model response (step) that assigned it. */
+  leadStep: number;
+  assignedMs: number;
+  startMs: number | null;
   endMs: number | null;
+  steps: number | null;
+  status: string | null;
 }
 
 export interface OpenTool {
@@ -52,7 +56,7 @@ export interface RunState {
   messages: Map<number, MessageView>;
   limits: LimitView[];
   verify: { command: string; passed: boolean; exitCode: number | null } | null;
-  assigns: AssignCall[];
+  tasks: Map<string, TaskRecord>;
   events: number;
   lastSeq: number;
 }
@@ -81,7 +85,7 @@ export function emptyRunState(): RunState {
     messages: new Map(),
     limits: [],
     verify: null,
-    assigns: [],
+    tasks: new Map(),
     events: 0,
     lastSeq: 0,
   };
@@ -271,15 +275,6 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       open.set(d.callId, { startMs: at, name: d.name, step: d.step });
       setState(agent, WAITING_TOOLS.has(d.name) ? 'waiting' : 'tool', at);
       act(agent, d.name, at);
-      if (d.name === 'assign_task')
-        state.assigns.push({
-          lead: name,
-          callId: d.callId,
-          turnStep: d.step,
-          target: assignTarget(d.arguments),
-          startMs: at,
-          endMs: null,
-        });
       break;
     }
     case 'tool.finished': {
@@ -298,10 +293,6 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         error: d.isError,
         open: false,
       });
-      if (d.name === 'assign_task') {
-        const assign = state.assigns.find((a) => a.lead === name && a.callId === d.callId);
-        if (assign) assign.endMs = at;
-      }
       const pending = Math.max(0, (state.pendingCalls.get(name) ?? 1) - 1);
       state.pendingCalls.set(name, pending);
       if (pending === 0 && (!open || open.size === 0)) setState(agent, 'thinking', at);
@@ -426,16 +417,50 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       }
       break;
     }
+    case 'subagent.created': {
+      const d = data(event, 'subagent.created');
+      const sub = agentOf(state, d.name, at);
+      sub.profile = d.profile;
+      sub.model = d.model;
+      if (!state.plannedAgents.includes(d.name)) state.plannedAgents.push(d.name);
+      break;
+    }
+    case 'task.assigned': {
+      if (!name) break;
+      const d = data(event, 'task.assigned');
+      state.tasks.set(d.task, {
+        task: d.task,
+        lead: name,
+        agent: d.agent,
+        leadStep: d.leadStep,
+        assignedMs: at,
+        startMs: null,
+        endMs: null,
+        steps: null,
+        status: null,
+      });
+      break;
+    }
+    case 'task.started': {
+      const task = state.tasks.get(data(event, 'task.started').task);
+      if (task) task.startMs = at;
+      if (agent) act(agent, `task ${data(event, 'task.started').task}`, at);
+      break;
+    }
+    case 'task.finished': {
+      const d = data(event, 'task.finished');
+      const task = state.tasks.get(d.task);
+      if (task) {
+        task.endMs = at;
+        task.steps = d.steps;
+        task.status = d.status;
+      }
+      // Between tasks a subagent waits for the lead's next assignment.
+      const sub = state.agents.get(d.agent);
+      if (sub) setState(sub, 'idle', at);
+      break;
+    }
     default:
       break;
-  }
-}
-
-function assignTarget(args: string): string | null {
-  try {
-    const parsed = JSON.parse(args) as { agent?: unknown };
-    return typeof parsed.agent === 'string' ? parsed.agent : null;
-  } catch {
-    return null;
   }
 }

@@ -17,7 +17,10 @@ export function toRunView(state: RunState, nowMs?: number): RunView {
   const endMs = running && nowMs !== undefined ? Math.max(nowMs, state.lastMs ?? nowMs) : state.lastMs;
   const now = endMs ?? 0;
   // Senders that never started (e.g. the integration queue posting a message) are not agents.
-  const known = [...state.agents.values()].filter((a) => a.startedMs !== null || a.steps > 0);
+  const planned = new Set(state.plannedAgents);
+  const known = [...state.agents.values()].filter(
+    (a) => a.startedMs !== null || a.steps > 0 || planned.has(a.name),
+  );
   const agents: AgentView[] = known.map((a) => ({
     ...a,
     tokens: { ...a.tokens },
@@ -97,7 +100,7 @@ export function toRunView(state: RunState, nowMs?: number): RunView {
       },
     },
     lanes,
-    criticalPath: criticalPath(agents, lanes, state.assigns, now),
+    criticalPath: criticalPath(agents, lanes, [...state.tasks.values()], now),
     usage: [...state.usage],
     merges: merges.map((m) => ({ ...m })),
     context: [...state.context],
