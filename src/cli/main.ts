@@ -8,6 +8,7 @@ usage: colony <command> [options]
 
   demo [solo]        run the bundled demo (scripted model, no key needed)
   run                run an agent on a repository (colony run --help)
+  workflow FILE      run a workflow program: agents in stages (colony workflow --help)
   resume RUN         finish a run whose process died
   runs               list runs
   show RUN           a run's summary and timeline
@@ -29,6 +30,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   run: async () => (await import('./commands/run.js')).runCommand,
+  workflow: async () => (await import('./commands/workflow.js')).workflowCommand,
   resume: async () => (await import('./commands/resume.js')).resumeCommand,
   runs: async () => (await import('./commands/runs.js')).runsCommand,
   show: async () => (await import('./commands/show.js')).showCommand,

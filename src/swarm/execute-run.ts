@@ -20,6 +20,7 @@ import { RunControl } from './run-control.js';
 import type { RunSpec } from './run-spec.js';
 import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
+import { workflowPhases } from './workflow-phases.js';
 
 export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
 
@@ -119,7 +120,11 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
             heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
           })
         : null;
-    const phases = coord ? peersPhases({ ...context, coord }) : soloPhases(context);
+    const phases = coord
+      ? peersPhases({ ...context, coord })
+      : spec.topology === 'workflow'
+        ? workflowPhases(context)
+        : soloPhases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
     try {
       await executeDurably<SoloResult>({ runId: spec.runId, phases, systemDatabaseUrl });

@@ -1,0 +1,394 @@
+/**
+ * The workflow topology: a workflow program (src/workflow) run as a run, with the same three
+ * idempotent phases as solo and peers:
+ *   prepare  — the hub
+ *   work     — the program; each agent step runs here (read-only agents share a checkout of the base
+ *              commit; writers get their own worktree and land through the integration queue). On
+ *              resume the program runs again from the top and logged steps return their results.
+ *   finalize — verify hub main (if --verify), remove worktrees, fetch main as colony/<run-id>
+ */
+import { join } from 'node:path';
+import { runAgent } from '../agent/loop.js';
+import { toolsForProfile } from '../agent/profiles.js';
+import { summariseRepo } from '../agent/repo-summary.js';
+import { buildSystemPrompt } from '../agent/system-prompt.js';
+import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import { runDir } from '../core/home.js';
+import type { Usage } from '../model/types.js';
+import type { EventLog } from '../store/types.js';
+import {
+  type AttemptRequest,
+  type AttemptResult,
+  type CommandOutcome,
+  LocalSlots,
+  programFromSource,
+  runWorkflow,
+  type WorkflowHost,
+  type WorkflowOutcome,
+} from '../workflow/index.js';
+import { git } from '../workspace/git.js';
+import { HUB_MAIN } from '../workspace/hub.js';
+import { IntegrationQueue } from '../workspace/integration/index.js';
+import type { IntegrationHooks } from '../workspace/integration/types.js';
+import { RunWorkspace } from '../workspace/run-workspace.js';
+import { runShellCommand } from '../workspace/shell-command.js';
+import { commitAll } from '../workspace/worktree.js';
+import { Budget, type BudgetHit, type BudgetLimits } from './budget.js';
+import type { RunPhases } from './durable.js';
+import { resultBranchName } from './run-spec.js';
+import type { SoloContext, SoloResult } from './solo.js';
+
+export const WORKFLOW_DEFAULT_CONCURRENCY = 64;
+/** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
+const READONLY_CHECKOUT = '.readonly-base';
+const MAIN_CHECKOUT = '.main-checkout';
+const WRITER_PROFILES = new Set(['coder']);
+
+export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
+  const { spec, log } = ctx;
+  const dir = runDir(ctx.home, spec.runId);
+  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
+    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+  const workspace = new RunWorkspace({
+    runId: spec.runId,
+    runDir: dir,
+    userRepo: spec.repo,
+    baseCommit: spec.baseCommit,
+    log,
+    setup: spec.setup,
+    env: ctx.commandEnv,
+  });
+  let outcome: WorkflowOutcome | null = null;
+  let mainLock: Promise<unknown> = Promise.resolve();
+
+  /** Runs `command` in a fresh detached checkout of hub main (one at a time: they share the folder). */
+  const runOnMain = (command: string): Promise<CommandOutcome> => {
+    const next = mainLock.then(async () => {
+      const checkout = join(dir, 'worktrees', MAIN_CHECKOUT);
+      await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: workspace.hubPath });
+      await git(['worktree', 'prune'], { cwd: workspace.hubPath });
+      const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, HUB_MAIN], {
+        cwd: workspace.hubPath,
+      });
+      if (!added.ok)
+        return { exitCode: null, output: `could not check out hub main: ${added.stderr}`, durationMs: 0 };
+      if (spec.setup) {
+        const setup = await runShellCommand(spec.setup, checkout, { env: ctx.commandEnv });
+        if (setup.exitCode !== 0)
+          return { ...setup, output: `setup failed before the command:\n${setup.output}` };
+      }
+      return runShellCommand(command, checkout, { env: ctx.commandEnv });
+    });
+    mainLock = next.catch(() => {});
+    return next;
+  };
+
+  return {
+    async prepare() {
+      const opened = await workspace.open();
+      if (!opened.ok) throw new Error(opened.error);
+    },
+
+    async work() {
+      const source = spec.workflow;
+      if (!source) throw new Error('a workflow run needs its program (spec.workflow)');
+      const loaded = await programFromSource(source.js, dir);
+      if (!loaded.ok) throw new Error(loaded.error);
+      const queue = new IntegrationQueue({
+        runId: spec.runId,
+        hubPath: workspace.hubPath,
+        workRoot: dir,
+        verify: spec.mergeVerify ?? spec.verify,
+        setup: spec.setup,
+        log,
+        hooks: logOnlyHooks(log, spec.runId),
+        env: ctx.commandEnv,
+      });
+      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
+      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
+        const { turn } = (event as StoredEvent<'model.response'>).data;
+        budget.record(turn.usage, turn.costUsd);
+      }
+      const readonlyRoot = lazy(async () => {
+        const checkout = join(dir, 'worktrees', READONLY_CHECKOUT);
+        const exists = await git(['rev-parse', '--is-inside-work-tree'], { cwd: checkout });
+        if (exists.ok) return checkout;
+        await git(['worktree', 'prune'], { cwd: workspace.hubPath });
+        const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, spec.baseCommit], {
+          cwd: workspace.hubPath,
+        });
+        if (!added.ok) throw new Error(`could not check out the base commit: ${added.stderr}`);
+        return checkout;
+      });
+      const summaries = new Map<string, ReturnType<typeof summariseRepo>>();
+
+      const runAttempt = async (request: AttemptRequest): Promise<AttemptResult> => {
+        const { agent } = request;
+        const writer = WRITER_PROFILES.has(request.profile);
+        let root: string;
+        let branch: string | null = null;
+        if (writer) {
+          const ws = await workspace.forAgent(agent);
+          if (!ws.ok) return { ok: false, error: ws.error };
+          root = ws.value.worktree;
+          branch = ws.value.branch;
+        } else {
+          root = await readonlyRoot();
+        }
+        const tools = toolsForProfile(request.profile, root, {
+          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
+        });
+        if (!tools.ok) return { ok: false, error: tools.error };
+        const history = await log.read(spec.runId, { agent });
+        const started = history.find((e) => e.kind === 'agent.started') as
+          | StoredEvent<'agent.started'>
+          | undefined;
+        let system = started?.data.system;
+        if (!system) {
+          let repo = writer ? undefined : summaries.get(root);
+          if (!repo) {
+            repo = summariseRepo(root);
+            if (!writer) summaries.set(root, repo);
+          }
+          const base = buildSystemPrompt({
+            profile: request.profile,
+            repo,
+            verify: writer ? (spec.mergeVerify ?? spec.verify) : undefined,
+            toolNames: tools.tools.map((t) => t.spec.name),
+          });
+          system = ctx.scrubber.scrub(
+            request.instructions ? `${base}\n\n# Instructions\n${request.instructions}` : base,
+          );
+          await emit(
+            'agent.started',
+            {
+              profile: request.profile,
+              model: ctx.provider.model.id,
+              task: request.task,
+              system,
+              tools: tools.tools.map((t) => t.spec.name),
+              maxSteps: request.maxSteps,
+            },
+            agent,
+          );
+        }
+        const stepBudget = request.budget
+          ? await stepBudgetFor(log, spec.runId, agent, request.budget, budget)
+          : budget;
+        const end = await runAgent(
+          {
+            runId: spec.runId,
+            name: agent,
+            profile: request.profile,
+            task: request.task,
+            system,
+            tools: tools.tools,
+            provider: ctx.provider,
+            maxSteps: request.maxSteps,
+            stream: spec.stream,
+          },
+          { log, scrubber: ctx.scrubber, budget: stepBudget, signal: request.signal, history },
+        );
+        const base = {
+          status: end.status,
+          stopReason: end.stopReason,
+          reason: end.reason,
+          steps: end.steps,
+          finalText: end.finalText,
+        };
+        if (!writer || !branch || end.status !== 'done') return { ok: true, outcome: base };
+        return { ok: true, outcome: { ...base, merge: await land(agent, branch, root, end.finalText) } };
+      };
+
+      /** Commits a writer's work and lands it through the queue (a merge already decided is read from the log). */
+      const land = async (agent: string, branch: string, worktree: string, note: string) => {
+        const decided = await loggedMerge(log, spec.runId, agent);
+        if (decided) return decided;
+        const message = firstLine(note) || `${agent}: changes`;
+        const committed = await commitAll(worktree, message);
+        if (!committed.ok) return { status: 'error' as const, detail: committed.error };
+        const result = await queue.submit({ agent, branch, note: message });
+        if (result.status === 'landed')
+          return { status: 'landed' as const, detail: `landed as ${result.commit}` };
+        if (result.status === 'rejected')
+          return {
+            status:
+              result.reason === 'nothing_to_merge' ? ('nothing_to_merge' as const) : ('rejected' as const),
+            detail: `merge request ${result.mr} rejected (${result.reason}): ${result.output.slice(-500)}`,
+          };
+        return { status: 'error' as const, detail: result.error };
+      };
+
+      const host: WorkflowHost = {
+        runId: spec.runId,
+        log,
+        signal: ctx.signal,
+        slots: new LocalSlots(Math.max(1, spec.concurrency ?? WORKFLOW_DEFAULT_CONCURRENCY), ctx.signal),
+        defaultMaxSteps: spec.maxSteps,
+        runAttempt,
+        runOnMain,
+      };
+      try {
+        outcome = await runWorkflow(loaded.program, host, { args: source.args });
+      } finally {
+        await queue.close();
+      }
+    },
+
+    async finalize() {
+      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
+        | StoredEvent<'run.finished'>
+        | undefined;
+      if (previous) return { status: previous.data.status, reason: previous.data.reason };
+      let verifyPassed: boolean | null = null;
+      if (spec.verify) {
+        const logged = (await log.read(spec.runId, { kinds: ['verify.finished'] })).find(
+          (e) => e.agent === null,
+        ) as StoredEvent<'verify.finished'> | undefined;
+        if (logged) verifyPassed = logged.data.passed;
+        else {
+          const result = await runOnMain(spec.verify);
+          verifyPassed = result.exitCode === 0;
+          await emit('verify.finished', {
+            command: spec.verify,
+            exitCode: result.exitCode,
+            passed: verifyPassed,
+            output: result.output,
+            durationMs: result.durationMs,
+          });
+        }
+      }
+      const fetched = await workspace.finish();
+      if (!fetched.ok) throw new Error(fetched.error);
+      await emit('result.fetched', {
+        branch: resultBranchName(spec.runId),
+        commit: fetched.commit,
+        repo: spec.repo,
+      });
+      const { status, reason } = await decideStatus(outcome, verifyPassed);
+      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
+      await ctx.setRunStatus(status);
+      return { status, reason };
+    },
+  };
+
+  async function decideStatus(
+    end: WorkflowOutcome | null,
+    verifyPassed: boolean | null,
+  ): Promise<SoloResult> {
+    const finished = (await log.read(spec.runId, {
+      kinds: ['agent.finished'],
+    })) as StoredEvent<'agent.finished'>[];
+    const budgetHit = finished.find(
+      (e) => e.data.stopReason === 'budget_usd' || e.data.stopReason === 'budget_tokens',
+    );
+    if (end && !end.ok && end.aborted) return { status: 'stopped', reason: 'stopped by request' };
+    // After a crash inside finalize, the program's end comes from the log.
+    const logged = end ?? (await loggedOutcome());
+    if (!logged) return { status: 'failed', reason: 'the workflow did not finish' };
+    if (!logged.ok) {
+      if (budgetHit) return { status: 'budget_exhausted', reason: budgetHit.data.reason };
+      return { status: 'failed', reason: `workflow failed: ${logged.error}` };
+    }
+    if (verifyPassed === false)
+      return { status: 'failed', reason: `verify command failed on main: ${spec.verify}` };
+    return {
+      status: 'succeeded',
+      reason: verifyPassed ? 'workflow finished and verify passed on main' : 'workflow finished',
+    };
+  }
+
+  async function loggedOutcome(): Promise<WorkflowOutcome | null> {
+    const [event] = (await log.read(spec.runId, {
+      kinds: ['workflow.finished'],
+    })) as StoredEvent<'workflow.finished'>[];
+    if (!event) return null;
+    return event.data.ok
+      ? { ok: true, value: event.data.value, replayed: true }
+      : { ok: false, error: event.data.error ?? 'failed', aborted: false, replayed: true };
+  }
+}
+
+/** A step's own limits on top of the run's: a budget that records into both and stops at either. */
+class StepBudget extends Budget {
+  constructor(
+    limits: BudgetLimits,
+    private readonly run: Budget,
+  ) {
+    super(limits);
+  }
+
+  /** Spend from before a resume: the run's budget counted it already. */
+  seed(usage: Usage, costUsd: number | null): void {
+    super.record(usage, costUsd);
+  }
+
+  override record(usage: Usage, costUsd: number | null): void {
+    super.record(usage, costUsd);
+    this.run.record(usage, costUsd);
+  }
+
+  override wouldExceed(inputTokens: number, inputPricePerM: number | null): BudgetHit | null {
+    return (
+      super.wouldExceed(inputTokens, inputPricePerM) ?? this.run.wouldExceed(inputTokens, inputPricePerM)
+    );
+  }
+}
+
+async function stepBudgetFor(
+  log: EventLog,
+  runId: string,
+  agent: string,
+  limits: BudgetLimits,
+  run: Budget,
+): Promise<Budget> {
+  const budget = new StepBudget(limits, run);
+  for (const event of await log.read(runId, { agent, kinds: ['model.response'] })) {
+    const { turn } = (event as StoredEvent<'model.response'>).data;
+    budget.seed(turn.usage, turn.costUsd);
+  }
+  return budget;
+}
+
+/** The outcome of the agent's merge request, if the log already has it. */
+async function loggedMerge(log: EventLog, runId: string, agent: string) {
+  const events = await log.read(runId, { agent, kinds: ['merge.landed', 'merge.rejected'] });
+  const last = events.at(-1);
+  if (!last) return null;
+  if (last.kind === 'merge.landed')
+    return {
+      status: 'landed' as const,
+      detail: `landed as ${(last as StoredEvent<'merge.landed'>).data.commit}`,
+    };
+  const data = (last as StoredEvent<'merge.rejected'>).data;
+  return {
+    status: data.reason === 'nothing_to_merge' ? ('nothing_to_merge' as const) : ('rejected' as const),
+    detail: `merge request ${data.mr} rejected (${data.reason}): ${data.output.slice(-500)}`,
+  };
+}
+
+/** Workflows have no shared-context readers: the queue's PATCH/FAIL notes and messages go to the log. */
+function logOnlyHooks(log: EventLog, runId: string): IntegrationHooks {
+  return {
+    async postEntry() {},
+    async sendDirect(to, from, text) {
+      await log.append({ runId, agent: to, kind: 'warning', data: { message: `${from}: ${text}` } });
+    },
+  };
+}
+
+function lazy<T>(fn: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | null = null;
+  return () => {
+    value ??= fn().catch((err) => {
+      value = null;
+      throw err;
+    });
+    return value;
+  };
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > 72 ? `${line.slice(0, 69)}…` : line;
+}

@@ -1,0 +1,228 @@
+/**
+ * The workflow engine: builds `w` for a program and runs it against a host. Stages, parallel
+ * branches, map items and DAG nodes get their own call-path scopes (call-path.ts); agent steps run
+ * through step.ts; sync points run on hub main. Every fact is an event, and a resumed program gets
+ * logged results back instead of running them again (the determinism rule: docs/workflows.md).
+ */
+import { z } from 'zod';
+import type { EventInput, EventKind } from '../core/events.js';
+import { currentScope, inScope, Scope, segment } from './call-path.js';
+import { dedupeBy } from './dedupe.js';
+import type { Emit, WorkflowHost } from './host.js';
+import { mapLimited } from './limiter.js';
+import { type ReplayIndex, readReplayIndex } from './replay.js';
+import { runStep, type StepContext } from './step.js';
+import type {
+  AgentDefinition,
+  AgentHandle,
+  DagNode,
+  RunOptions,
+  StepResult,
+  SyncResult,
+  Workflow,
+  WorkflowProgram,
+} from './types.js';
+
+export type WorkflowOutcome =
+  | { ok: true; value: unknown; replayed: boolean }
+  | { ok: false; error: string; aborted: boolean; replayed: boolean };
+
+export interface EngineOptions {
+  args?: Record<string, string>;
+  /** Back-off base of retries in ms (default 500). */
+  retryBaseMs?: number;
+}
+
+export async function runWorkflow(
+  program: WorkflowProgram,
+  host: WorkflowHost,
+  options: EngineOptions = {},
+): Promise<WorkflowOutcome> {
+  const replay = await readReplayIndex(host.log, host.runId);
+  if (replay.finished) {
+    const f = replay.finished;
+    return f.ok
+      ? { ok: true, value: f.value, replayed: true }
+      : { ok: false, error: f.error ?? 'failed', aborted: false, replayed: true };
+  }
+  const emit: Emit = <K extends EventKind>(
+    kind: K,
+    data: EventInput<K>['data'],
+    agent: string | null = null,
+  ) => host.log.append({ runId: host.runId, agent, kind, data });
+  const w = createWorkflow(host, replay, emit, options);
+  let outcome: WorkflowOutcome;
+  try {
+    const value = await program(w);
+    outcome = { ok: true, value: toJson(value), replayed: false };
+  } catch (err) {
+    outcome = { ok: false, error: (err as Error).message ?? String(err), aborted: false, replayed: false };
+  }
+  // A stopped run is not finished: `colony resume` carries on from the logged steps.
+  if (host.signal.aborted) {
+    return { ok: false, error: 'stopped by request', aborted: true, replayed: false };
+  }
+  await emit(
+    'workflow.finished',
+    outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.error },
+  );
+  return outcome;
+}
+
+function createWorkflow(
+  host: WorkflowHost,
+  replay: ReplayIndex,
+  emit: Emit,
+  options: EngineOptions,
+): Workflow {
+  const root = new Scope('', null);
+  const stepCtx: StepContext = { host, replay, emit, retryBaseMs: options.retryBaseMs ?? 500 };
+  /** Steps by id: a keyed step called twice (or concurrently) runs once. */
+  const steps = new Map<string, Promise<StepResult<unknown>>>();
+
+  const runStage = async <T>(
+    id: string,
+    name: string,
+    parentStage: string | null,
+    after: string[],
+    fn: () => Promise<T>,
+  ): Promise<T> => {
+    if (!replay.stagesStarted.has(id))
+      await emit('stage.started', { stage: id, name, parent: parentStage, after });
+    const started = performance.now();
+    const finish = async (ok: boolean, error?: string) => {
+      if (replay.stagesFinished.has(id) || host.signal.aborted) return;
+      await emit('stage.finished', {
+        stage: id,
+        ok,
+        durationMs: Math.round(performance.now() - started),
+        ...(error ? { error } : {}),
+      });
+    };
+    try {
+      const value = await inScope(new Scope(id, id), fn);
+      await finish(true);
+      return value;
+    } catch (err) {
+      await finish(false, (err as Error).message);
+      throw err;
+    }
+  };
+
+  const agent = (profileOrDefinition: string | AgentDefinition): AgentHandle => {
+    const definition =
+      typeof profileOrDefinition === 'string' ? { profile: profileOrDefinition } : profileOrDefinition;
+    const run = (task: string, runOptions: RunOptions<z.ZodType | undefined> = {}) => {
+      const scope = currentScope(root);
+      const keyed = runOptions.key !== undefined;
+      const step = keyed
+        ? `key/${segment(runOptions.key as string)}`
+        : scope.childId(scope.allocate(definition.name ?? definition.profile));
+      const existing = steps.get(step);
+      if (existing) return existing;
+      const pending = runStep(stepCtx, { step, stage: scope.stage, keyed }, definition, task, runOptions);
+      steps.set(step, pending);
+      return pending;
+    };
+    return { run } as AgentHandle;
+  };
+
+  const branches = <T>(label: string, fns: Array<() => Promise<T>>, limit: number): Promise<T[]> => {
+    const scope = currentScope(root);
+    const base = scope.allocate(label);
+    return mapLimited(fns, limit, (fn, i) => inScope(scope.child(`${base}-${i}`), fn));
+  };
+
+  return {
+    args: Object.freeze({ ...(options.args ?? {}) }),
+    z,
+    agent,
+    parallel: (...fns) => branches('parallel', fns, fns.length),
+    map: (items, fn, mapOptions) =>
+      branches(
+        'map',
+        items.map((item, i) => () => fn(item, i)),
+        mapOptions?.concurrency ?? items.length,
+      ),
+    stage(name, fn) {
+      const scope = currentScope(root);
+      return runStage(scope.childId(scope.allocate(name)), name, scope.stage, [], fn);
+    },
+    async dag(nodes) {
+      const scope = currentScope(root);
+      const names = Object.keys(nodes);
+      checkDag(nodes);
+      // Ids are allocated up front in declaration order, so they do not depend on finishing order.
+      const ids = new Map(names.map((name) => [name, scope.childId(scope.allocate(name))]));
+      const running = new Map<string, Promise<unknown>>();
+      const start = (name: string): Promise<unknown> => {
+        let pending = running.get(name);
+        if (pending) return pending;
+        const node = nodes[name] as DagNode;
+        const after = node.after ?? [];
+        pending = (async () => {
+          const inputs: Record<string, unknown> = {};
+          for (const [i, value] of (await Promise.all(after.map(start))).entries())
+            inputs[after[i] as string] = value;
+          return runStage(
+            ids.get(name) as string,
+            name,
+            scope.stage,
+            after.map((a) => ids.get(a) as string),
+            () => node.run(inputs),
+          );
+        })();
+        running.set(name, pending);
+        return pending;
+      };
+      const values = await Promise.all(names.map(start));
+      return Object.fromEntries(names.map((name, i) => [name, values[i]])) as never;
+    },
+    async sync(point, command): Promise<SyncResult> {
+      const scope = currentScope(root);
+      const step = scope.childId(scope.allocate(`sync-${point}`));
+      const logged = replay.syncs.get(step);
+      if (logged)
+        return { point, command, passed: logged.passed, exitCode: logged.exitCode, output: logged.output };
+      const result = await host.runOnMain(command);
+      const passed = result.exitCode === 0;
+      await emit('sync.finished', {
+        step,
+        stage: scope.stage,
+        point,
+        command,
+        exitCode: result.exitCode,
+        passed,
+        output: result.output,
+        durationMs: result.durationMs,
+      });
+      return { point, command, passed, exitCode: result.exitCode, output: result.output };
+    },
+    dedupe: dedupeBy,
+  };
+}
+
+/** Unknown predecessors and cycles are program errors: they fail the workflow before anything runs. */
+function checkDag(nodes: Record<string, DagNode>): void {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (name: string, path: string[]) => {
+    const node = nodes[name];
+    if (!node) throw new Error(`dag: node "${path.at(-1)}" waits for unknown node "${name}"`);
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') throw new Error(`dag: cycle ${[...path, name].join(' → ')}`);
+    state.set(name, 'visiting');
+    for (const next of node.after ?? []) visit(next, [...path, name]);
+    state.set(name, 'done');
+  };
+  for (const name of Object.keys(nodes)) visit(name, []);
+}
+
+/** The program's result goes into the log as JSON. */
+function toJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value)) as unknown;
+  } catch {
+    return String(value);
+  }
+}

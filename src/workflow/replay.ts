@@ -1,0 +1,76 @@
+/** The workflow facts already in the log, by id: what a resumed program returns instead of re-running. */
+import type { StoredEvent } from '../core/events.js';
+import type { EventLog } from '../store/types.js';
+
+export interface ReplayIndex {
+  stagesStarted: Set<string>;
+  stagesFinished: Set<string>;
+  stepsStarted: Map<string, StoredEvent<'step.started'>['data']>;
+  attempts: Map<string, StoredEvent<'step.attempt'>['data']>;
+  stepsFinished: Map<string, StoredEvent<'step.finished'>['data']>;
+  syncs: Map<string, StoredEvent<'sync.finished'>['data']>;
+  finished: StoredEvent<'workflow.finished'>['data'] | null;
+}
+
+export function attemptKey(step: string, attempt: number): string {
+  return `${step}#${attempt}`;
+}
+
+export async function readReplayIndex(log: EventLog, runId: string): Promise<ReplayIndex> {
+  const index: ReplayIndex = {
+    stagesStarted: new Set(),
+    stagesFinished: new Set(),
+    stepsStarted: new Map(),
+    attempts: new Map(),
+    stepsFinished: new Map(),
+    syncs: new Map(),
+    finished: null,
+  };
+  const events = await log.read(runId, {
+    kinds: [
+      'stage.started',
+      'stage.finished',
+      'step.started',
+      'step.attempt',
+      'step.finished',
+      'sync.finished',
+      'workflow.finished',
+    ],
+  });
+  for (const event of events) {
+    switch (event.kind) {
+      case 'stage.started':
+        index.stagesStarted.add((event as StoredEvent<'stage.started'>).data.stage);
+        break;
+      case 'stage.finished':
+        index.stagesFinished.add((event as StoredEvent<'stage.finished'>).data.stage);
+        break;
+      case 'step.started': {
+        const data = (event as StoredEvent<'step.started'>).data;
+        index.stepsStarted.set(data.step, data);
+        break;
+      }
+      case 'step.attempt': {
+        const data = (event as StoredEvent<'step.attempt'>).data;
+        index.attempts.set(attemptKey(data.step, data.attempt), data);
+        break;
+      }
+      case 'step.finished': {
+        const data = (event as StoredEvent<'step.finished'>).data;
+        index.stepsFinished.set(data.step, data);
+        break;
+      }
+      case 'sync.finished': {
+        const data = (event as StoredEvent<'sync.finished'>).data;
+        index.syncs.set(data.step, data);
+        break;
+      }
+      case 'workflow.finished':
+        index.finished = (event as StoredEvent<'workflow.finished'>).data;
+        break;
+      default:
+        break;
+    }
+  }
+  return index;
+}
