@@ -12,6 +12,8 @@ usage: colony <command> [options]
   resume RUN         finish a run whose process died
   runs               list runs
   show RUN           a run's summary and timeline
+  report RUN         a self-contained HTML report with charts (--out DIR)
+  compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json)
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices
@@ -34,6 +36,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   resume: async () => (await import('./commands/resume.js')).resumeCommand,
   runs: async () => (await import('./commands/runs.js')).runsCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
+  compare: async () => (await import('./commands/compare.js')).compareCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,
