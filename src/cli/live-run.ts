@@ -1,6 +1,8 @@
 /**
  * Running a run in the foreground (run, resume, demo): live output, Ctrl-C to stop gracefully, and
- * the summary at the end (`--json`: one event per line, the summary last).
+ * the summary at the end (`--json`: one event per line, the summary last). On a terminal the output
+ * is a progress block (agents by state, steps, merges, cost, elapsed) redrawn in place a few times a
+ * second, with notable events printed above it; piped, it is one plain line per event.
  */
 import type { StoredEvent } from '../core/events.js';
 import type { Provider } from '../model/types.js';
@@ -8,6 +10,9 @@ import type { Store } from '../store/index.js';
 import { executeRun } from '../swarm/execute-run.js';
 import type { RunSpec } from '../swarm/run-spec.js';
 import type { RunSummary } from '../swarm/summary.js';
+import { progressLines } from '../view/progress-lines.js';
+import { applyEvent, emptyRunState } from '../view/run-state.js';
+import { toRunView } from '../view/run-view.js';
 import { formatEvent } from './event-line.js';
 import { CliFailure } from './store-access.js';
 import { formatSummary } from './summary-text.js';
@@ -36,8 +41,13 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  const progress =
+    process.stdout.isTTY && !options.json && !options.quietEvents
+      ? startProgress(options.store, options.spec.runId)
+      : null;
   const onEvent = (event: StoredEvent) => {
     if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    else if (progress) progress.note(event);
     else if (!options.quietEvents) {
       const line = formatEvent(event);
       if (line) process.stdout.write(`${line}\n`);
@@ -57,12 +67,84 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       onEvent,
       resumed: options.resumed,
     });
+    await progress?.stop();
     if (!result.ok) throw new CliFailure(result.error);
     if (options.json) process.stdout.write(`${JSON.stringify(result.summary)}\n`);
     else process.stdout.write(`\n${formatSummary(result.summary)}\n`);
     return result.summary;
   } finally {
+    await progress?.stop();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
   }
+}
+
+/** Events worth a line above the progress block (the rest is summarised in the block). */
+const NOTABLE = new Set([
+  'run.started',
+  'run.resumed',
+  'run.finished',
+  'agent.finished',
+  'model.error',
+  'limit.hit',
+  'merge.landed',
+  'merge.rejected',
+  'merge.awaiting_approval',
+  'verify.finished',
+  'result.fetched',
+  'warning',
+]);
+
+const REDRAW_MS = 250;
+
+/**
+ * The in-place progress block. It reads the run's log itself (every event, including those of the
+ * coordination layer that the run's onEvent does not carry) a few times a second.
+ */
+function startProgress(
+  store: Store,
+  runId: string,
+): { note(event: StoredEvent): void; stop(): Promise<void> } {
+  const state = emptyRunState();
+  const out = process.stdout;
+  let drawn = 0;
+  let pending: string[] = [];
+  let stopped = false;
+  let busy: Promise<void> = Promise.resolve();
+  const draw = (final: boolean) => {
+    let text = drawn > 0 ? `\x1b[${drawn}A\x1b[J` : '';
+    for (const line of pending) text += `${line}\n`;
+    pending = [];
+    const lines = progressLines(toRunView(state, Date.now()), { columns: out.columns || 100 });
+    text += `${lines.join('\n')}\n`;
+    drawn = final ? 0 : lines.length;
+    out.write(text);
+  };
+  const tick = async () => {
+    try {
+      for (const event of await store.log.read(runId, { afterSeq: state.lastSeq })) applyEvent(state, event);
+    } catch {
+      // A failed read only delays the next redraw; the run itself reports real failures.
+    }
+    if (!stopped) draw(false);
+  };
+  const timer = setInterval(() => {
+    busy = busy.then(tick);
+  }, REDRAW_MS);
+  return {
+    note(event) {
+      if (!NOTABLE.has(event.kind)) return;
+      const line = formatEvent(event);
+      if (line) pending.push(line);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await busy;
+      for (const event of await store.log.read(runId, { afterSeq: state.lastSeq }).catch(() => []))
+        applyEvent(state, event);
+      draw(true);
+    },
+  };
 }

@@ -52,6 +52,7 @@ export function renderCostChart(view: RunView, options: ChartOptions = {}): stri
   const { f, plot, start, span, x } = setup(view, 'cost', 'Cost over time (cumulative)', options);
   if (view.usage.length === 0) return empty(f, 'no model calls yet');
   if (view.totals.costUsd === null) return empty(f, 'no call was priced (unpriced model)');
+  if (view.totals.costUsd === 0) return empty(f, 'every call cost $0 (e.g. the scripted model)');
   const series = usageSeries(view.usage, start, start + span, options.buckets ?? 120);
   const max = Math.max(1e-6, series.buckets[series.buckets.length - 1]?.cumCostUsd ?? 0);
   const y = scale(0, max, plot.top + plot.height, plot.top);
