@@ -1,0 +1,166 @@
+/**
+ * The dashboard end to end in a real browser: a peers run (the built CLI, 3 agents) against the fake
+ * provider with latency stays running; the page shows its agents changing state live (SSE), a
+ * direct message typed into the page reaches that agent's next model request, the Stop button
+ * ends the run. Screenshot: $TMPDIR/colony-dashboard/run.png.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../src/server/index.js';
+import type { Store } from '../../src/store/index.js';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
+import { COLONY_BIN } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/db.js';
+import { createUserRepo } from '../helpers/user-repo.js';
+import { launchChromium } from './browser.js';
+
+const TOKEN = 'e2e-token-0123456789abcdefghijklmnopqrstuvwxyz';
+const NOTE = 'dashboard says: please look at the README first';
+let store: Store;
+let server: RunningServer;
+let fake: FakeProvider;
+let browser: Browser;
+let child: ChildProcess | null = null;
+
+beforeAll(async () => {
+  store = await openTestStore();
+  const started = await startServer({ store, token: TOKEN, host: '127.0.0.1', port: 0, pollMs: 100 });
+  if (!started.ok) throw new Error(started.error);
+  server = started.server;
+  // Peers that never finish: each lists the folder, then reads files, forever (slowly).
+  fake = await startFakeProvider({
+    policy: (request) => {
+      const n = request.messages.filter((m) => m.role === 'assistant').length;
+      return {
+        toolCalls: [
+          { name: n % 2 === 0 ? 'ls' : 'read', arguments: n % 2 === 0 ? {} : { path: 'README.md' } },
+        ],
+      };
+    },
+    latencyMs: 250,
+  });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  await browser?.close();
+  await fake?.close();
+  await server?.close();
+  await store?.close();
+});
+
+async function until<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('dashboard in Chromium', () => {
+  it('follows a running swarm live, delivers a direct message from the page, stops the run', async () => {
+    const repo = createUserRepo({ 'README.md': '# e2e\n' }, 'colony-dash-').dir;
+    let stdout = '';
+    child = spawn(
+      process.execPath,
+      [
+        COLONY_BIN,
+        'run',
+        '--repo',
+        repo,
+        '--goal',
+        'loop',
+        '--topology',
+        'peers',
+        '--agents',
+        '3',
+        '--verify',
+        'true',
+        '--model',
+        'openai-chat:fake-model',
+        '--base-url',
+        fake.url,
+        '--json',
+      ],
+      { env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '' } },
+    );
+    child.stdout?.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    const closed = new Promise<number | null>((resolve) => child?.on('close', resolve));
+    const runId = await until(() => /"runId":"([^"]+)"/.exec(stdout)?.[1], 'the run id');
+
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${server.url}/runs/${runId}#token=${TOKEN}`);
+    // The token moved from the fragment to sessionStorage.
+    await page.waitForFunction(() => location.hash === '' && sessionStorage.getItem('colony.token') !== null);
+    await page.waitForSelector('[data-agent="peer-2"]', { timeout: 60_000 });
+
+    // Agents change state live: collect (agent, state) pairs until one agent was seen in two states.
+    const seen = new Map<string, Set<string>>();
+    await until(async () => {
+      const rows = await page.$$eval('[data-agent]', (els) =>
+        els.map((e) => [e.getAttribute('data-agent'), e.getAttribute('data-state')]),
+      );
+      for (const [agent, state] of rows)
+        if (agent && state) seen.set(agent, (seen.get(agent) ?? new Set()).add(state));
+      return [...seen.values()].some((s) => s.size >= 2);
+    }, 'an agent to change state');
+    expect([...seen.keys()].sort()).toEqual(['peer-1', 'peer-2', 'peer-3']);
+
+    // A direct message from the page reaches peer-2's next model request.
+    const before = fake.requests().length;
+    await page.selectOption('#msg-to', 'peer-2');
+    await page.fill('#msg-text', NOTE);
+    await page.click('#msg-send');
+    const hit = await until(
+      () =>
+        fake
+          .requests()
+          .slice(before)
+          .find((r) => JSON.stringify(r.request?.messages ?? []).includes(NOTE)),
+      'the message in a model request',
+    );
+    expect(hit.request?.system).toMatch(/peer-2/);
+    // It shows in the page's messages feed too.
+    await page.waitForSelector(`.msg-text:has-text("${NOTE}")`);
+
+    const dir = join(tmpdir(), 'colony-dashboard');
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, 'run.png'), fullPage: true });
+
+    // Stop from the page: the run's process ends it as stopped.
+    await page.click('#stop');
+    expect(await closed).toBe(1);
+    await page.waitForSelector('.run-head [data-status="stopped"]', { timeout: 30_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 180_000);
+
+  it('lists runs and opens an agent transcript', async () => {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    await page.waitForSelector('tr[data-run]');
+    const link = page.locator('tr[data-run] a').first();
+    await link.click();
+    await page.waitForSelector('[data-agent]');
+    await page.locator('[data-agent="peer-1"]').click();
+    await page.waitForSelector('#transcript [data-kind="model.response"]');
+    expect(await page.locator('#transcript [data-kind="tool.finished"]').count()).toBeGreaterThan(0);
+    await page.close();
+  }, 60_000);
+});
