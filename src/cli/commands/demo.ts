@@ -10,7 +10,7 @@ import { runInForeground } from '../live-run.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';
 
-export const DEMO_HELP = `colony demo [peers|solo] [--dir PARENT] [--json]
+export const DEMO_HELP = `colony demo [peers|solo|review] [--dir PARENT] [--json]
 
 Copies a bundled example repository to a fresh folder and runs agents on it with the SCRIPTED model:
 real tools on real git worktrees, durably logged, but the model's decisions are canned. Prints how to
@@ -20,7 +20,9 @@ run the same goal with a real model.
           settle claim conflicts by direct message, record a failed attempt as FAIL, resolve a
           merge conflict, and land each fix through the integration queue; prints agents, merges,
           entries by kind, tokens, cost, wall-clock
-  solo    one agent fixes three modules with failing tests`;
+  solo    one agent fixes three modules with failing tests
+  review  a workflow program: four read-only explorers review four areas in parallel; their JSON
+          risks are merged, de-duplicated and ranked; prints CriticalSteps, parallelism, cost`;
 
 const DEMO_GOAL = 'Make the failing tests pass (run them with `node --test test/`). Do not change the tests.';
 const PEERS_AGENTS = 4;
@@ -40,11 +42,13 @@ export async function demoCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const which = positionals[0] ?? 'peers';
-  if ((which !== 'solo' && which !== 'peers') || positionals.length > 1)
-    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: peers, solo)`);
+  if ((which !== 'solo' && which !== 'peers' && which !== 'review') || positionals.length > 1)
+    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: peers, solo, review)`);
   const say = (line: string) => {
     if (!values.json) process.stdout.write(`${line}\n`);
   };
+  if (which === 'review' && positionals.length === 1)
+    return (await import('../../demo/review-demo.js')).reviewDemo(values.dir, values.json ?? false, say);
   return which === 'peers'
     ? peersDemo(values.dir, values.json ?? false, say)
     : soloDemo(values.dir, values.json ?? false, say);

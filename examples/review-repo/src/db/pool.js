@@ -1,0 +1,1 @@
+export const db = { query: async (sql, params = []) => ({ sql, params, rows: [] }) };

@@ -1,0 +1,79 @@
+/**
+ * `colony demo review`: the map-reduce review workflow (examples/workflows/review.ts) on a copy of
+ * examples/review-repo with the scripted model; prints the ranked risks, CriticalSteps, parallelism
+ * and cost.
+ */
+import { join } from 'node:path';
+import { prepareWorkflowRun } from '../cli/commands/workflow.js';
+import { runInForeground } from '../cli/live-run.js';
+import { recordNewRun } from '../cli/new-run.js';
+import { withStore } from '../cli/store-access.js';
+import { DEFAULT_CONFIG } from '../core/config.js';
+import type { StoredEvent } from '../core/events.js';
+import { packageRoot } from '../core/package-root.js';
+import { exitCodeFor } from '../swarm/summary.js';
+import { workflowCriticalPath } from '../workflow/critical-path.js';
+import { createDemoRepo } from './demo-repo.js';
+
+interface RankedRisk {
+  title: string;
+  file: string;
+  line: number;
+  severity: string;
+  reportedBy: string[];
+}
+
+export async function reviewDemo(
+  dir: string | undefined,
+  json: boolean,
+  say: (line: string) => void,
+): Promise<number> {
+  const repo = createDemoRepo('review-repo', dir);
+  const file = join(packageRoot(), 'examples', 'workflows', 'review.ts');
+  say('Colony demo (review workflow): four read-only explorers review four areas in parallel and return');
+  say('JSON risks; the program merges them, removes duplicates and ranks them by strength of evidence.');
+  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every file read,');
+  say(
+    '      database write, schema check (one answer is invalid and gets repaired) and merge below is real.',
+  );
+  say(`program: ${file}\nrepository: ${repo}\n`);
+  const prepared = await prepareWorkflowRun({
+    file,
+    repo,
+    args: {},
+    config: { ...DEFAULT_CONFIG, model: 'scripted', maxSteps: 20 },
+    goal: 'Review the repository: four areas, risks merged, de-duplicated and ranked',
+    scenario: 'review-demo',
+  });
+  return withStore(async (store) => {
+    await recordNewRun(store, prepared.spec);
+    const summary = await runInForeground({
+      store,
+      spec: prepared.spec,
+      provider: prepared.provider,
+      json,
+      resumed: false,
+      quietEvents: true,
+    });
+    const events = await store.log.read(prepared.spec.runId);
+    const finished = events.find((e) => e.kind === 'workflow.finished') as
+      | StoredEvent<'workflow.finished'>
+      | undefined;
+    const value = (finished?.data.value ?? {}) as { risks?: RankedRisk[]; reported?: number };
+    const risks = value.risks ?? [];
+    const path = workflowCriticalPath(events);
+    say(`\n${value.reported ?? 0} risks reported, ${risks.length} after de-duplication, ranked by evidence:`);
+    risks.forEach((r, i) => {
+      const by = r.reportedBy.length > 1 ? `  (found by ${r.reportedBy.join(' and ')})` : '';
+      say(`  ${i + 1}. [${r.severity}] ${r.file}:${r.line}  ${r.title}${by}`);
+    });
+    say(
+      `\nCriticalSteps ${path.criticalSteps} (stages: ${path.stages.map((s) => `${s.stage} ${s.criticalSteps}`).join(', ')}), ` +
+        `total steps ${path.totalSteps}, parallelism ${path.parallelism.toFixed(2)}, ` +
+        `cost $${(summary.costUsd ?? 0).toFixed(4)}, wall-clock ${(summary.wallClockMs / 1000).toFixed(1)} s`,
+    );
+    say('\nThe same review with a real model:');
+    say(`  OPENAI_API_KEY=... npx colony workflow ${file} --repo ${repo} --model gpt-5-mini`);
+    return exitCodeFor(summary.status);
+  });
+}
