@@ -15,6 +15,7 @@ import type { Store } from '../store/index.js';
 import type { EventLog } from '../store/types.js';
 import { executeDurably } from './durable.js';
 import { observeLog } from './observed-log.js';
+import { orchestratedPhases } from './orchestrated.js';
 import { peersPhases } from './peers.js';
 import { RunControl } from './run-control.js';
 import type { RunSpec } from './run-spec.js';
@@ -124,7 +125,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       ? peersPhases({ ...context, coord })
       : spec.topology === 'workflow'
         ? workflowPhases(context)
-        : soloPhases(context);
+        : spec.topology === 'orchestrated'
+          ? orchestratedPhases({
+              ...context,
+              providerForModel: (model) => providerFor({ ...spec, model }, options.env),
+            })
+          : soloPhases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
     try {
       await executeDurably<SoloResult>({ runId: spec.runId, phases, systemDatabaseUrl });

@@ -2,11 +2,12 @@
  * Everything needed to execute (or resume) a run, persisted with the run so that `colony resume`
  * rebuilds the same run in a new process.
  */
+import type { ProfileDefinition } from '../agent/profiles.js';
 import type { CustomModel } from '../core/config.js';
 
 export interface RunSpec {
   runId: string;
-  topology: 'solo' | 'peers' | 'workflow';
+  topology: 'solo' | 'peers' | 'workflow' | 'orchestrated';
   /** peers: how many peers (`peer-1` … `peer-N`). */
   agents?: number;
   /** peers: most peers working at once (default 64). */
@@ -41,6 +42,18 @@ export interface RunSpec {
   /** peers: peer-1 … peer-K also review and land others' merge requests (default 0: the queue lands them). */
   integrators?: number;
   maxSteps: number;
+  /** orchestrated: the lead's step cap (default: maxSteps) and a subagent's per task (default 100). */
+  leadMaxSteps?: number;
+  subagentMaxSteps?: number;
+  /** Scheduler limits beyond `concurrency` (defaults: 1,000 starts per agent, 4,096 agents). */
+  maxStartsPerAgent?: number;
+  maxAgents?: number;
+  /** orchestrated: profiles from config (base profile, own model, step cap, role prompt). */
+  profiles?: Record<string, ProfileDefinition>;
+  /** orchestrated: the acceptance check run after the team finishes (failures go back to their owners). */
+  accept?: string;
+  /** orchestrated: acceptance rounds at most (default 2). */
+  acceptRounds?: number;
   budgetUsd?: number;
   budgetTokens?: number;
   profile: string;

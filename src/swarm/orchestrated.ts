@@ -1,0 +1,244 @@
+/**
+ * The orchestrated topology (issue 5, REFERENCE §1): one lead agent plus subagents it defines with
+ * `create_subagent` and drives with `assign_task`. The calls of one lead response run in parallel
+ * (bounded by the run's Scheduler); the lead's next turn sees only each task's result. Writers land
+ * through the integration queue; the run's verify is the final check on hub main. Three idempotent
+ * phases, like solo and peers:
+ *   prepare  — the hub
+ *   work     — the lead's loop (its tasks run the subagents; all replay their logs on resume)
+ *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
+ */
+import { type AgentOutcome, runAgent } from '../agent/loop.js';
+import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
+import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
+import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import { runDir } from '../core/home.js';
+import type { Provider } from '../model/types.js';
+import { IntegrationQueue } from '../workspace/integration/index.js';
+import { RunWorkspace } from '../workspace/run-workspace.js';
+import { Budget } from './budget.js';
+import type { RunPhases } from './durable.js';
+import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
+import { Team } from './orchestrated/team.js';
+import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
+import { mainVerifier } from './peers/verify-main.js';
+import type { EndCause } from './run-control.js';
+import { resultBranchName } from './run-spec.js';
+import { resolveLimits, Scheduler } from './scheduler.js';
+import type { SoloContext, SoloResult } from './solo.js';
+
+export const DEFAULT_SUBAGENT_STEPS = 100;
+
+export type ProviderFor = (model: string) => { ok: true; provider: Provider } | { ok: false; error: string };
+
+export interface OrchestratedContext extends SoloContext {
+  /** Builds the provider of another model (profiles may name their own); default: only the run's model. */
+  providerForModel?: ProviderFor;
+}
+
+export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResult> {
+  const { spec, log } = ctx;
+  const dir = runDir(ctx.home, spec.runId);
+  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
+    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+  const workspace = new RunWorkspace({
+    runId: spec.runId,
+    runDir: dir,
+    userRepo: spec.repo,
+    baseCommit: spec.baseCommit,
+    log,
+    setup: spec.setup,
+    env: ctx.commandEnv,
+  });
+  const profiles: Record<string, ProfileDefinition> = spec.profiles ?? {};
+  let leadOutcome: AgentOutcome | null = null;
+
+  // One provider per model for the whole run (a scripted scenario's policy keeps its state).
+  const providers = new Map<string, Provider>([[ctx.provider.model.id, ctx.provider]]);
+  const providerFor = (model: string | undefined) => {
+    const id = model ?? ctx.provider.model.id;
+    const known = providers.get(id);
+    if (known) return { ok: true as const, provider: known };
+    if (!ctx.providerForModel) {
+      return { ok: false as const, error: `model "${id}" is not available to this run` };
+    }
+    const built = ctx.providerForModel(id);
+    if (built.ok) providers.set(id, built.provider);
+    return built;
+  };
+
+  return {
+    async prepare() {
+      const opened = await workspace.open();
+      if (!opened.ok) throw new Error(opened.error);
+    },
+
+    async work() {
+      const limits = resolveLimits({
+        concurrency: spec.concurrency,
+        maxStartsPerAgent: spec.maxStartsPerAgent,
+        maxAgents: spec.maxAgents,
+      });
+      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
+      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
+        const { turn } = (event as StoredEvent<'model.response'>).data;
+        budget.record(turn.usage, turn.costUsd);
+      }
+      const queue = new IntegrationQueue({
+        runId: spec.runId,
+        hubPath: workspace.hubPath,
+        workRoot: dir,
+        verify: spec.mergeVerify ?? spec.verify,
+        setup: spec.setup,
+        log,
+        // merge_request returns its outcome to the subagent itself; no shared context to post to.
+        hooks: { postEntry: async () => {}, sendDirect: async () => {} },
+        env: ctx.commandEnv,
+      });
+      const bash = { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS };
+      // The scheduler is built after the team has read the log, so start counts survive a resume.
+      let scheduler: Scheduler | null = null;
+      const team = new Team({
+        runId: spec.runId,
+        log,
+        scrubber: ctx.scrubber,
+        budget,
+        signal: ctx.signal,
+        get scheduler() {
+          if (!scheduler) throw new Error('scheduler used before the team was loaded');
+          return scheduler;
+        },
+        workspace,
+        queue,
+        providerFor,
+        profiles,
+        subagentMaxSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
+        maxAgents: limits.maxAgents,
+        bash,
+        stream: spec.stream,
+      });
+      await team.load();
+      scheduler = new Scheduler({
+        runId: spec.runId,
+        log,
+        limits,
+        signal: ctx.signal,
+        previousStarts: team.previousStarts(),
+      });
+      try {
+        const history = await log.read(spec.runId, { agent: LEAD_AGENT });
+        const started = history.find((e) => e.kind === 'agent.started') as
+          | StoredEvent<'agent.started'>
+          | undefined;
+        const ws = await workspace.forAgent(LEAD_AGENT);
+        if (!ws.ok) throw new Error(ws.error);
+        const base = toolsForProfile('plan', ws.value.worktree);
+        if (!base.ok) throw new Error(base.error);
+        const tools = [...base.tools, createSubagentTool(team), createAssignTaskTool(team)];
+        const maxSteps = spec.leadMaxSteps ?? spec.maxSteps;
+        let system = started?.data.system;
+        if (!system) {
+          system = ctx.scrubber.scrub(
+            leadSystemPrompt({
+              goal: spec.goal,
+              verify: spec.verify,
+              profiles: [...new Set([...PROFILE_NAMES, ...Object.keys(profiles)])],
+              repository: renderRepoSummary(summariseRepo(ws.value.worktree)),
+              maxSubagentSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
+            }),
+          );
+          await emit(
+            'agent.started',
+            {
+              profile: 'lead',
+              model: ctx.provider.model.id,
+              task: spec.goal,
+              system,
+              tools: tools.map((t) => t.spec.name),
+              maxSteps,
+            },
+            LEAD_AGENT,
+          );
+        }
+        leadOutcome = await runAgent(
+          {
+            runId: spec.runId,
+            name: LEAD_AGENT,
+            profile: 'lead',
+            task: spec.goal,
+            system,
+            tools,
+            provider: ctx.provider,
+            maxSteps,
+            stream: spec.stream,
+          },
+          { log, scrubber: ctx.scrubber, budget, signal: ctx.signal, history },
+        );
+      } finally {
+        await queue.close();
+      }
+    },
+
+    async finalize() {
+      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
+        | StoredEvent<'run.finished'>
+        | undefined;
+      if (previous) return { status: previous.data.status, reason: previous.data.reason };
+      const verifier = spec.verify
+        ? mainVerifier({
+            runId: spec.runId,
+            runDir: dir,
+            hubPath: workspace.hubPath,
+            log,
+            verify: spec.verify,
+            setup: spec.setup,
+            env: ctx.commandEnv,
+            emit: (kind, data) => emit(kind, data),
+          })
+        : null;
+      const verified = verifier ? await verifier.verify() : null;
+      const fetched = await workspace.finish();
+      if (!fetched.ok) throw new Error(fetched.error);
+      await emit('result.fetched', {
+        branch: resultBranchName(spec.runId),
+        commit: fetched.commit,
+        repo: spec.repo,
+      });
+      const outcome = leadOutcome ?? (await loggedLeadOutcome());
+      const { status, reason } = decideStatus(outcome, verified?.passed ?? null, ctx.endCause?.() ?? null);
+      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
+      await ctx.setRunStatus(status);
+      return { status, reason };
+    },
+  };
+
+  async function loggedLeadOutcome(): Promise<Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null> {
+    const finished = (await log.read(spec.runId, { agent: LEAD_AGENT, kinds: ['agent.finished'] }))[0] as
+      | StoredEvent<'agent.finished'>
+      | undefined;
+    if (!finished) return null;
+    return {
+      status: finished.data.status,
+      stopReason: finished.data.stopReason as AgentOutcome['stopReason'],
+      reason: finished.data.reason,
+    };
+  }
+
+  function decideStatus(
+    outcome: Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null,
+    verifyPassed: boolean | null,
+    endCause: EndCause | null,
+  ): SoloResult {
+    if (!outcome) return { status: 'failed', reason: 'the lead did not finish' };
+    if (outcome.stopReason === 'budget_usd' || outcome.stopReason === 'budget_tokens')
+      return { status: 'budget_exhausted', reason: outcome.reason };
+    if (outcome.stopReason === 'aborted') return endCause ?? { status: 'stopped', reason: outcome.reason };
+    if (outcome.status !== 'done') return { status: 'failed', reason: `lead: ${outcome.reason}` };
+    if (verifyPassed === false)
+      return { status: 'failed', reason: `verify command failed on main: ${spec.verify}` };
+    return {
+      status: 'succeeded',
+      reason: verifyPassed ? 'the lead finished and verify passed on main' : 'the lead finished',
+    };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * System prompts of the orchestrated topology. The lead plans and delegates; a subagent executes the
+ * tasks it is given and answers with a short result (the only thing the lead sees: context sharding).
+ */
+
+export const LEAD_AGENT = 'lead';
+
+export function leadSystemPrompt(options: {
+  goal: string;
+  verify?: string;
+  profiles: string[];
+  repository: string;
+  maxSubagentSteps: number;
+}): string {
+  return [
+    'You are the lead of a team of coding agents working on one git repository. You plan and delegate;',
+    'subagents execute. You have two extra tools:',
+    '- create_subagent {name, system_prompt, profile?}: define a subagent (a role with its own system prompt).',
+    `  Profiles: ${options.profiles.join(', ')}. Writers (coder, integrator) get their own worktree and land`,
+    '  their changes on main through the integration queue; the others are read-only.',
+    '- assign_task {agent, prompt}: give a subagent a task. All assign_task calls in one response run in',
+    '  parallel across different subagents (several for one subagent run one after another, in its context).',
+    "  You receive only each task's final result, never the subagent's trace.",
+    'Rules: each task states its inputs, the files it may touch, the output format and how to check it',
+    '(contexts are isolated: put shared assumptions into the task). Give different subagents disjoint files.',
+    'Re-assign failed work. When the goal is met, answer with a short summary and no tool call.',
+    `A subagent may take up to ${options.maxSubagentSteps} steps per task.`,
+    options.verify ? `The team's work is checked with: ${options.verify}` : '',
+    '',
+    `Goal: ${options.goal}`,
+    '',
+    options.repository,
+  ]
+    .filter((line, i, all) => line !== '' || all[i - 1] !== '')
+    .join('\n');
+}
+
+export function subagentSystemPrompt(options: {
+  name: string;
+  profile: string;
+  rolePrompt: string;
+  profilePrompt?: string;
+  writes: boolean;
+}): string {
+  return [
+    options.profilePrompt ?? '',
+    options.rolePrompt,
+    '',
+    `You are subagent "${options.name}" (profile ${options.profile}) of a team led by a lead agent.`,
+    'You receive tasks from the lead, one at a time; you keep your memory across them. Do not change the',
+    'plan: execute the task. Your final answer (a response with no tool call) is the only thing the lead',
+    'sees, so make it a short, complete result.',
+    options.writes
+      ? 'Work in your own worktree; when your change is ready, land it with merge_request before you answer.'
+      : 'You are read-only: do not try to change files.',
+  ]
+    .filter((line) => line !== undefined)
+    .join('\n')
+    .trim();
+}

@@ -1,0 +1,383 @@
+/**
+ * The lead's team: its subagents and their tasks. State lives here (which subagents exist, which task
+ * runs where) and is rebuilt from the log on resume (`subagent.created`, `task.assigned`,
+ * `task.finished`), so a re-run assign_task call of a crashed lead turn finds its task again instead
+ * of starting it twice. A subagent is one agent whose log continues across tasks (`task.started`
+ * opens each further task in its conversation); it runs one task at a time, in assignment order.
+ */
+import { type AgentOutcome, runAgent } from '../../agent/loop.js';
+import {
+  type ProfileDefinition,
+  profileWrites,
+  type ResolvedProfile,
+  resolveProfile,
+  toolsForProfile,
+} from '../../agent/profiles.js';
+import type { BashToolOptions } from '../../agent/tools/index.js';
+import type { Tool, ToolResult } from '../../agent/tools/types.js';
+import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
+import type { Scrubber } from '../../core/secrets.js';
+import type { Provider } from '../../model/types.js';
+import type { EventLog } from '../../store/types.js';
+import type { IntegrationQueue } from '../../workspace/integration/index.js';
+import { createMergeRequestTool, createSyncTool } from '../../workspace/integration/tools.js';
+import type { RunWorkspace } from '../../workspace/run-workspace.js';
+import type { Budget } from '../budget.js';
+import type { Scheduler } from '../scheduler.js';
+import { LEAD_AGENT, subagentSystemPrompt } from './prompt.js';
+
+export const SUBAGENT_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+export interface Subagent {
+  name: string;
+  profile: ResolvedProfile;
+  model: string;
+  maxSteps: number;
+  systemPrompt: string;
+}
+
+export interface TaskRecord {
+  task: string;
+  agent: string;
+  prompt: string;
+  leadStep: number;
+  callId: string;
+  finished?: StoredEvent<'task.finished'>['data'];
+}
+
+export interface TeamOptions {
+  runId: string;
+  log: EventLog;
+  scrubber: Scrubber;
+  budget: Budget;
+  signal?: AbortSignal;
+  scheduler: Scheduler;
+  workspace: RunWorkspace;
+  /** The integration queue writers land through (created by the caller, closed by it). */
+  queue: IntegrationQueue;
+  /** The provider for a model id (the run's own model when undefined). */
+  providerFor(model: string | undefined): { ok: true; provider: Provider } | { ok: false; error: string };
+  profiles: Readonly<Record<string, ProfileDefinition>>;
+  /** Step cap per task of a subagent whose profile names none. */
+  subagentMaxSteps: number;
+  maxAgents: number;
+  bash: BashToolOptions;
+  stream: boolean;
+}
+
+export class Team {
+  readonly subagents = new Map<string, Subagent>();
+  readonly tasks = new Map<string, TaskRecord>();
+  private readonly byCall = new Map<string, string>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private taskCount = 0;
+
+  constructor(private readonly options: TeamOptions) {}
+
+  /** Rebuilds subagents and tasks from the log (a fresh run finds none). */
+  async load(): Promise<void> {
+    const events = await this.options.log.read(this.options.runId, {
+      kinds: ['subagent.created', 'task.assigned', 'task.finished'],
+    });
+    for (const event of events) {
+      if (event.kind === 'subagent.created') {
+        const d = (event as StoredEvent<'subagent.created'>).data;
+        const profile = resolveProfile(d.profile, this.options.profiles);
+        if (!profile.ok) continue;
+        this.subagents.set(d.name, {
+          name: d.name,
+          profile: profile.profile,
+          model: d.model,
+          maxSteps: d.maxSteps,
+          systemPrompt: d.systemPrompt,
+        });
+      } else if (event.kind === 'task.assigned') {
+        const d = (event as StoredEvent<'task.assigned'>).data;
+        this.tasks.set(d.task, { ...d });
+        this.byCall.set(callKey(d.leadStep, d.callId), d.task);
+        this.taskCount++;
+      } else {
+        const d = (event as StoredEvent<'task.finished'>).data;
+        const record = this.tasks.get(d.task);
+        if (record) record.finished = d;
+      }
+    }
+  }
+
+  /** Starts per subagent already made (for the scheduler's counts after a resume). */
+  previousStarts(): Record<string, number> {
+    const starts: Record<string, number> = {};
+    for (const t of this.tasks.values()) {
+      if (t.finished && t.finished.status !== 'refused') starts[t.agent] = (starts[t.agent] ?? 0) + 1;
+    }
+    return starts;
+  }
+
+  async createSubagent(input: {
+    name: string;
+    system_prompt: string;
+    profile?: string;
+  }): Promise<ToolResult> {
+    const name = input.name;
+    if (!SUBAGENT_NAME.test(name) || name === LEAD_AGENT) {
+      return fail(
+        `create_subagent: "${name}" is not a valid name (lower-case letters, digits, dashes; not "lead")`,
+      );
+    }
+    if (this.subagents.has(name)) return fail(`create_subagent: a subagent named "${name}" already exists`);
+    const profile = resolveProfile(input.profile ?? 'coder', this.options.profiles);
+    if (!profile.ok) return fail(`create_subagent: ${profile.error}`);
+    // The lead counts as an agent of the run too.
+    if (this.subagents.size + 1 >= this.options.maxAgents) {
+      await this.emit(LEAD_AGENT, 'limit.hit', {
+        limit: 'max_agents',
+        value: this.options.maxAgents,
+        used: this.subagents.size + 1,
+      });
+      return fail(
+        `agent_limit_error: the run already has ${this.subagents.size + 1} agents (limit ${this.options.maxAgents})`,
+      );
+    }
+    const provider = this.options.providerFor(profile.profile.model);
+    if (!provider.ok) return fail(`create_subagent: ${provider.error}`);
+    const subagent: Subagent = {
+      name,
+      profile: profile.profile,
+      model: provider.provider.model.id,
+      maxSteps: profile.profile.maxSteps ?? this.options.subagentMaxSteps,
+      systemPrompt: subagentSystemPrompt({
+        name,
+        profile: profile.profile.name,
+        rolePrompt: input.system_prompt,
+        profilePrompt: profile.profile.prompt,
+        writes: profileWrites(profile.profile.base),
+      }),
+    };
+    this.subagents.set(name, subagent);
+    await this.emit(LEAD_AGENT, 'subagent.created', {
+      name,
+      profile: profile.profile.name,
+      model: subagent.model,
+      maxSteps: subagent.maxSteps,
+      systemPrompt: subagent.systemPrompt,
+    });
+    return {
+      isError: false,
+      content: `created subagent "${name}" (profile ${profile.profile.name}, model ${subagent.model}, ${subagent.maxSteps} steps per task)`,
+    };
+  }
+
+  /**
+   * Runs one task (called by assign_task). Everything up to the first await is synchronous, so the
+   * calls of one lead response get task ids and per-subagent order in call order.
+   */
+  assign(
+    input: { agent: string; prompt: string },
+    call: { callId: string; step: number },
+  ): Promise<ToolResult> {
+    const key = callKey(call.step, call.callId);
+    const known = this.byCall.get(key);
+    const record = known ? this.tasks.get(known) : undefined;
+    if (record?.finished) return Promise.resolve(resultFor(record.finished));
+    if (!record && !this.subagents.has(input.agent)) {
+      const names = [...this.subagents.keys()];
+      return Promise.resolve(
+        fail(
+          `assign_task: no subagent named "${input.agent}"; create it first with create_subagent` +
+            (names.length > 0 ? ` (existing: ${names.join(', ')})` : ''),
+        ),
+      );
+    }
+    const task: TaskRecord = record ?? {
+      task: `task-${++this.taskCount}`,
+      agent: input.agent,
+      prompt: input.prompt,
+      leadStep: call.step,
+      callId: call.callId,
+    };
+    if (!record) {
+      this.tasks.set(task.task, task);
+      this.byCall.set(key, task.task);
+    }
+    const previous = this.chains.get(task.agent) ?? Promise.resolve();
+    const run = previous.then(() => this.runTask(task, !record));
+    this.chains.set(
+      task.agent,
+      run.catch(() => undefined),
+    );
+    return run;
+  }
+
+  private async runTask(task: TaskRecord, fresh: boolean): Promise<ToolResult> {
+    const { log, runId, scheduler } = this.options;
+    if (fresh) {
+      // The lead's response that asked for this task is committed before the task has any effect.
+      await log.flush();
+      await this.emit(LEAD_AGENT, 'task.assigned', {
+        task: task.task,
+        agent: task.agent,
+        prompt: task.prompt,
+        leadStep: task.leadStep,
+        callId: task.callId,
+      });
+    }
+    const scheduled = await scheduler.run(task.agent, () => this.work(task));
+    let finished: TaskRecord['finished'];
+    if (scheduled.ok) {
+      const { outcome, steps } = scheduled.value;
+      finished = {
+        task: task.task,
+        agent: task.agent,
+        steps,
+        status: outcome.status,
+        result:
+          outcome.status === 'done'
+            ? outcome.finalText
+            : `${outcome.reason}${outcome.finalText ? `; last output: ${outcome.finalText}` : ''}`,
+      };
+    } else {
+      finished = {
+        task: task.task,
+        agent: task.agent,
+        steps: 0,
+        status: 'refused',
+        result: `${scheduled.error.kind}: ${scheduled.error.message}`,
+      };
+    }
+    task.finished = finished;
+    await this.emit(task.agent, 'task.finished', finished);
+    void runId;
+    return resultFor(finished);
+  }
+
+  /** One task of a subagent: its agent loop continues from its log with the task as the next message. */
+  private async work(task: TaskRecord): Promise<{ outcome: AgentOutcome; steps: number }> {
+    const { log, runId } = this.options;
+    const subagent = this.subagents.get(task.agent);
+    if (!subagent) throw new Error(`subagent ${task.agent} vanished`);
+    const history = [...(await log.read(runId, { agent: task.agent }))];
+    const opened = history.filter((e) => e.kind === 'task.started') as StoredEvent<'task.started'>[];
+    let mine = opened.find((e) => e.data.task === task.task);
+    const tools = await this.toolsFor(subagent);
+    if (!tools.ok) {
+      return {
+        outcome: {
+          status: 'failed',
+          stopReason: 'model_error',
+          reason: tools.error,
+          steps: 0,
+          finalText: '',
+        },
+        steps: 0,
+      };
+    }
+    if (!history.some((e) => e.kind === 'agent.started')) {
+      history.push(
+        await this.emit(task.agent, 'agent.started', {
+          profile: subagent.profile.name,
+          model: subagent.model,
+          task: task.prompt,
+          system: subagent.systemPrompt,
+          tools: tools.tools.map((t) => t.spec.name),
+          maxSteps: subagent.maxSteps,
+        }),
+      );
+    }
+    if (!mine) {
+      const stepsBefore = history.filter((e) => e.kind === 'model.response').length;
+      mine = await this.emit(task.agent, 'task.started', {
+        task: task.task,
+        prompt: task.prompt,
+        index: opened.length,
+        stepsBefore,
+      });
+      history.push(mine);
+    }
+    const first = (history.find((e) => e.kind === 'task.started') as StoredEvent<'task.started'>).data;
+    const provider = this.options.providerFor(subagent.model);
+    if (!provider.ok) throw new Error(provider.error);
+    const outcome = await runAgent(
+      {
+        runId,
+        name: task.agent,
+        profile: subagent.profile.base,
+        task: first.prompt,
+        system: subagent.systemPrompt,
+        tools: tools.tools,
+        provider: provider.provider,
+        // The step cap is per task; the agent's step count runs on across its tasks.
+        maxSteps: mine.data.stepsBefore + subagent.maxSteps,
+        stream: this.options.stream,
+      },
+      {
+        log,
+        scrubber: this.options.scrubber,
+        budget: this.options.budget,
+        signal: this.options.signal,
+        history,
+      },
+    );
+    return { outcome, steps: outcome.steps - mine.data.stepsBefore };
+  }
+
+  private readonly toolCache = new Map<
+    string,
+    Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }>
+  >();
+
+  private toolsFor(subagent: Subagent): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
+    let tools = this.toolCache.get(subagent.name);
+    if (!tools) {
+      tools = this.buildTools(subagent);
+      this.toolCache.set(subagent.name, tools);
+    }
+    return tools;
+  }
+
+  private async buildTools(
+    subagent: Subagent,
+  ): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
+    const writes = profileWrites(subagent.profile.base);
+    // Read-only subagents share the lead's checkout (a worktree each would cost a git checkout per
+    // subagent, which dominates a wide fan-out); writers get their own worktree and branch.
+    const ws = await this.options.workspace.forAgent(writes ? subagent.name : LEAD_AGENT);
+    if (!ws.ok) return ws;
+    const { worktree, branch } = ws.value;
+    const base = toolsForProfile(subagent.profile.base, worktree, { bash: this.options.bash });
+    if (!base.ok) return base;
+    if (!writes) return base;
+    const ctx = {
+      runId: this.options.runId,
+      agent: subagent.name,
+      worktree,
+      branch,
+      queue: this.options.queue,
+      hubPath: this.options.workspace.hubPath,
+      log: this.options.log,
+    };
+    return { ok: true, tools: [...base.tools, createMergeRequestTool(ctx), createSyncTool(ctx)] };
+  }
+
+  private emit<K extends EventKind>(agent: string | null, kind: K, data: EventInput<K>['data']) {
+    return this.options.log.append({
+      runId: this.options.runId,
+      agent,
+      kind,
+      data: this.options.scrubber.scrubValue(data),
+    });
+  }
+}
+
+function callKey(step: number, callId: string): string {
+  return `${step}/${callId}`;
+}
+
+function fail(content: string): ToolResult {
+  return { isError: true, content };
+}
+
+/** What the lead sees of a task: its result only (context sharding), never the trace. */
+export function resultFor(finished: NonNullable<TaskRecord['finished']>): ToolResult {
+  const head = `[${finished.task} → ${finished.agent}: ${finished.status}, ${finished.steps} step(s)]`;
+  return { isError: finished.status !== 'done', content: `${head}\n${finished.result}` };
+}
