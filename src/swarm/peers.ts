@@ -102,6 +102,8 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         log,
         hooks: coordinationHooks(coord, spec.runId),
         env: ctx.commandEnv,
+        // Wider swarms submit faster: bigger batches amortise the checkout and verify (bisected on failure).
+        batchSize: Math.min(32, Math.max(8, Math.floor((spec.concurrency ?? DEFAULT_CONCURRENCY) / 4))),
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
@@ -244,8 +246,10 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
           return { agent, started: true, outcome };
         } finally {
           live.delete(agent);
-          // A finished peer holds nothing: its open claims go back to the pool.
+          // A finished peer holds nothing: its open claims go back to the pool, its worktree goes.
           await coord.claims.releaseAll(spec.runId, agent, 'peer finished');
+          const removed = await workspace.release(agent);
+          if (!removed.ok) await emit('warning', { message: `${agent}: ${removed.error}` }, agent);
         }
       };
 

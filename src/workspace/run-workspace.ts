@@ -12,7 +12,7 @@ import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
 import { type FetchResult, fetchResult } from './result.js';
 import { runShellCommand } from './shell-command.js';
-import { addWorktree, removeWorktree } from './worktree.js';
+import { addWorktree, commitAll, removeWorktree } from './worktree.js';
 
 export interface AgentWorkspace {
   agent: string;
@@ -100,6 +100,21 @@ export class RunWorkspace {
   private async mainCommit(): Promise<string> {
     const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: this.hubPath });
     return head.ok ? head.stdout.trim() : this.options.baseCommit;
+  }
+
+  /**
+   * Removes one finished agent's worktree, so a run of 1,000 peers keeps only the working ones on
+   * disk. Uncommitted changes are first committed on the agent's branch (nothing is lost); a later
+   * forAgent() (e.g. after a resume) checks the branch out again.
+   */
+  async release(agent: string): Promise<WorkspaceResult<void>> {
+    const worktree = this.worktreePath(agent);
+    this.ready.delete(agent);
+    if (!existsSync(worktree)) return { ok: true, value: undefined };
+    const saved = await commitAll(worktree, `colony: uncommitted work of ${agent} when it finished`);
+    if (!saved.ok) return saved;
+    const removed = await removeWorktree(this.hubPath, worktree);
+    return removed.ok ? { ok: true, value: undefined } : removed;
   }
 
   /** Removes every agent worktree (branches stay) and fetches hub main as `colony/<run-id>`. */

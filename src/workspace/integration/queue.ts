@@ -312,31 +312,41 @@ export class IntegrationQueue {
       return;
     }
     const batch = applied.map((a) => a.request.mr);
-    for (const { request, parent, commit } of applied) {
-      const files = await changedFiles(this.hub, parent, commit);
-      this.stats.landed++;
-      await this.append({
-        runId: this.options.runId,
-        agent: request.agent,
-        kind: 'merge.landed',
-        data: { mr: request.mr, commit, mainBefore, batch },
-      });
-      await this.hook(() =>
-        this.options.hooks.postEntry({
-          author: request.agent,
-          kind: 'PATCH',
-          summary: clip(`MR ${request.mr} landed as ${commit.slice(0, 10)}: ${request.note}`, SUMMARY_MAX),
-          detail: [
-            `landed commit: ${commit}`,
-            `agent commit: ${request.commit} (refs/colony/mr/${request.mr}, branch ${request.branch})`,
-            `files: ${files.join(', ')}`,
-            `idea: ${request.note}`,
-            `evidence: ${verifySummary}`,
-            `batch: ${batch.join(', ')}; main before: ${mainBefore}`,
-          ].join('\n'),
-          scope: files,
+    // The batch has landed: its events, PATCH entries and answers go out together (group commit).
+    const filesOf = await Promise.all(applied.map((a) => changedFiles(this.hub, a.parent, a.commit)));
+    this.stats.landed += applied.length;
+    await Promise.all(
+      applied.map(({ request, commit }) =>
+        this.append({
+          runId: this.options.runId,
+          agent: request.agent,
+          kind: 'merge.landed',
+          data: { mr: request.mr, commit, mainBefore, batch },
         }),
-      );
+      ),
+    );
+    await Promise.all(
+      applied.map(({ request, commit }, i) => {
+        const files = filesOf[i] ?? [];
+        return this.hook(() =>
+          this.options.hooks.postEntry({
+            author: request.agent,
+            kind: 'PATCH',
+            summary: clip(`MR ${request.mr} landed as ${commit.slice(0, 10)}: ${request.note}`, SUMMARY_MAX),
+            detail: [
+              `landed commit: ${commit}`,
+              `agent commit: ${request.commit} (refs/colony/mr/${request.mr}, branch ${request.branch})`,
+              `files: ${files.join(', ')}`,
+              `idea: ${request.note}`,
+              `evidence: ${verifySummary}`,
+              `batch: ${batch.join(', ')}; main before: ${mainBefore}`,
+            ].join('\n'),
+            scope: files,
+          }),
+        );
+      }),
+    );
+    applied.forEach(({ request, commit }, i) => {
       this.resolve(request.mr, {
         status: 'landed',
         mr: request.mr,
@@ -344,10 +354,10 @@ export class IntegrationQueue {
         agentCommit: request.commit,
         mainBefore,
         batch,
-        files,
+        files: filesOf[i] ?? [],
         verify: verifySummary,
       });
-    }
+    });
   }
 
   private async park(request: Pending, commit: string): Promise<void> {

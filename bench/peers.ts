@@ -1,0 +1,284 @@
+/**
+ * Peers scale benchmark (issue 4): N identical peers (default 1,000) on a synthetic repository of N
+ * independent broken files, with the scripted peer of bench/lib/peers-policy.ts (random picks, fixed
+ * model latency), through the real peers topology: executeRun → DBOS → claims, shared context,
+ * integration queue, worktrees, goal check. Prints one JSON line (keys in bench/README.md).
+ *
+ * Checks (the `checks` object; `ok` is their conjunction): exactly one landed PATCH per file, claim
+ * conflicts > 0, double grants exactly 0, no lost commits (every submitted commit pinned in the hub,
+ * every landed one on hub main), the hash chain verifies, the run succeeded.
+ *
+ * Usage: npm run bench -- peers [--n 1000] [--files N] [--latency-ms 1000] [--concurrency 64]
+ *        [--batch 8] [--home DIR] [--keep] [--sample-ms 250]
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recordNewRun } from '../src/cli/new-run.js';
+import { checkGrantHistory } from '../src/coord/grant-history.js';
+import type { EventKind, StoredEvent } from '../src/core/events.js';
+import { runDir } from '../src/core/home.js';
+import { newRunId } from '../src/core/ids.js';
+import { createScriptedProvider } from '../src/model/index.js';
+import type { ModelRequest, Provider } from '../src/model/types.js';
+import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
+import { executeRun } from '../src/swarm/execute-run.js';
+import type { RunSpec } from '../src/swarm/run-spec.js';
+import { parseBenchArgs } from './lib/args.js';
+import { fileName, peersBenchPolicy } from './lib/peers-policy.js';
+import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
+
+const MB = 1024 * 1024;
+const COORDINATION_TOOLS = new Set([
+  'context_read',
+  'context_post',
+  'context_unfold',
+  'message_send',
+  'message_read',
+  'claim',
+  'release',
+]);
+
+function syntheticRepo(dir: string, files: number): { dir: string; commit: string } {
+  mkdirSync(join(dir, 'files'), { recursive: true });
+  for (let i = 0; i < files; i++) writeFileSync(join(dir, fileName(i)), 'broken\n');
+  writeFileSync(
+    join(dir, 'README.md'),
+    `# ${files} independent files\n\nEach files/f*.txt must not say broken.\n`,
+  );
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim();
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'synthetic repository');
+  return { dir, commit: git('rev-parse', 'HEAD') };
+}
+
+/** Counts request characters spent on coordination (tool calls and results) vs everything else. */
+function measuringProvider(inner: Provider, chars: { coordination: number; total: number }): Provider {
+  return {
+    model: inner.model,
+    call(request: ModelRequest, options) {
+      let coordination = 0;
+      let total = request.system.length;
+      for (const message of request.messages) {
+        if (message.role === 'assistant') {
+          for (const c of message.toolCalls) {
+            const size = c.name.length + c.arguments.length;
+            total += size;
+            if (COORDINATION_TOOLS.has(c.name)) coordination += size;
+          }
+          total += message.content.length;
+        } else {
+          total += message.content.length;
+          if (message.role === 'tool' && COORDINATION_TOOLS.has(message.name))
+            coordination += message.content.length;
+        }
+      }
+      chars.coordination += coordination;
+      chars.total += total;
+      return inner.call(request, options);
+    },
+  };
+}
+
+/** Makespan of running each peer's model time on `slots` slots in start order (the semaphore's FIFO). */
+function listSchedule(durations: number[], slots: number): number {
+  const free = Array.from({ length: Math.max(1, slots) }, () => 0);
+  for (const d of durations) {
+    let best = 0;
+    for (let i = 1; i < free.length; i++) if ((free[i] as number) < (free[best] as number)) best = i;
+    free[best] = (free[best] as number) + d;
+  }
+  return Math.max(...free);
+}
+
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
+};
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  const n = args.number('n', 1000);
+  const files = args.number('files', n);
+  const latencyMs = args.number('latency-ms', 1000);
+  const concurrency = args.number('concurrency', 64);
+  const sampleMs = args.number('sample-ms', 250);
+  const scratch = mkdtempSync(join(tmpdir(), 'colony-bench-peers-'));
+  const home = args.string('home') ?? join(scratch, 'home');
+  let store: Store | null = null;
+  try {
+    store = await openStore({ home, quiet: true, databaseUrl: '', poolSize: 16 });
+    const pm = Number(readFileSync(join(embeddedPaths(home).data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const repo = syntheticRepo(join(scratch, 'repo'), files);
+    const spec: RunSpec = {
+      runId: newRunId(),
+      topology: 'peers',
+      agents: n,
+      concurrency,
+      repo: repo.dir,
+      goal: `Fix every file under files/: none may say "broken". There are ${files} independent files; claim one at a time.`,
+      baseRef: 'HEAD',
+      baseCommit: repo.commit,
+      model: 'scripted',
+      customModels: [],
+      verify: '! grep -rq broken files',
+      mergeVerify: 'test -d files',
+      idleMs: 30 * 60_000,
+      deadlineAt: new Date(Date.now() + 6 * 3_600_000).toISOString(),
+      maxSteps: 200,
+      profile: 'coder',
+      stream: false,
+      modelTimeoutMs: 120_000,
+      maxRetries: 0,
+      bashTimeoutS: 60,
+    };
+    await recordNewRun(store, spec);
+    const chars = { coordination: 0, total: 0 };
+    const provider = measuringProvider(createScriptedProvider(peersBenchPolicy(files), { latencyMs }), chars);
+    const postgres = cachedTree(pm);
+    const rss = new RssSampler((): ProcStat[] => {
+      const self = readProcStat(process.pid);
+      return [...(self ? [self] : []), ...postgres()];
+    });
+    rss.start(sampleMs);
+    const cpuBefore = process.cpuUsage();
+    const t0 = performance.now();
+    const result = await executeRun({
+      store,
+      spec,
+      provider,
+      env: process.env,
+      signal: new AbortController().signal,
+      resumed: false,
+    });
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpuBefore);
+    rss.stop();
+    if (!result.ok) throw new Error(result.error);
+
+    const events = await store.log.read(spec.runId);
+    const of = <K extends EventKind>(kind: K) => events.filter((e) => e.kind === kind) as StoredEvent<K>[];
+    const at = (e: StoredEvent) => Date.parse(e.ts);
+
+    // One PATCH per file.
+    const patchesPerFile = new Map<string, number>();
+    for (const e of of('context.posted'))
+      if (e.data.kind === 'PATCH')
+        for (const f of e.data.scope ?? []) patchesPerFile.set(f, (patchesPerFile.get(f) ?? 0) + 1);
+    const filesWithOnePatch = Array.from({ length: files }, (_, i) => fileName(i)).filter(
+      (f) => patchesPerFile.get(f) === 1,
+    ).length;
+    const extraPatches = [...patchesPerFile.values()].filter((c) => c > 1).length;
+
+    // No lost commits: every submitted commit is pinned in the hub, every landed commit is on main.
+    const hub = join(runDir(home, spec.runId), 'hub.git');
+    const gitHub = (...a: string[]) =>
+      execFileSync('git', a, { cwd: hub, encoding: 'utf8', maxBuffer: 256 * MB });
+    const pinned = new Map(
+      gitHub('for-each-ref', '--format=%(refname) %(objectname)', 'refs/colony/mr/')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [ref, commit] = line.split(' ');
+          return [Number(ref?.split('/').pop()), commit] as const;
+        }),
+    );
+    const onMain = new Set(gitHub('rev-list', 'main').trim().split('\n'));
+    const lostSubmitted = of('merge.requested').filter((e) => pinned.get(e.data.mr) !== e.data.commit).length;
+    const lostLanded = of('merge.landed').filter((e) => !onMain.has(e.data.commit)).length;
+
+    const grants = checkGrantHistory(events);
+    const conflicts = of('claim.conflict').length;
+
+    // Ideal: each peer's model calls x latency, scheduled on `concurrency` slots in start order.
+    const callsByPeer = new Map<string, number>();
+    for (const e of of('model.response'))
+      callsByPeer.set(e.agent ?? '', (callsByPeer.get(e.agent ?? '') ?? 0) + 1);
+    const peerOrder = of('agent.started').map((e) => e.agent ?? '');
+    const idealMs = listSchedule(
+      peerOrder.map((p) => (callsByPeer.get(p) ?? 0) * latencyMs),
+      concurrency,
+    );
+    // Integration: time peers spent inside merge_request (waiting for the queue), and merge latency.
+    const mergeToolMs = of('tool.finished')
+      .filter((e) => e.data.name === 'merge_request')
+      .reduce((sum, e) => sum + e.data.durationMs, 0);
+    const lifetimes = new Map<string, number>();
+    for (const e of of('agent.started')) lifetimes.set(e.agent ?? '', at(e));
+    let peerMs = 0;
+    for (const e of of('agent.finished')) peerMs += at(e) - (lifetimes.get(e.agent ?? '') ?? at(e));
+    const requestedAt = new Map(of('merge.requested').map((e) => [e.data.mr, at(e)]));
+    const mergeLatency = [...of('merge.landed'), ...of('merge.rejected')].map(
+      (e) => at(e) - (requestedAt.get(e.data.mr) ?? at(e)),
+    );
+    const tokens = result.summary.tokens;
+    const verified = await store.log.verify(spec.runId);
+    const checks = {
+      onePatchPerFile: filesWithOnePatch === files && extraPatches === 0,
+      conflictsPositive: conflicts > 0,
+      doubleGrantsZero: grants.violations.length === 0,
+      noLostCommits: lostSubmitted === 0 && lostLanded === 0,
+      chainVerified: verified.ok,
+      succeeded: result.summary.status === 'succeeded',
+    };
+    const r = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
+    console.log(
+      JSON.stringify({
+        n,
+        files,
+        latencyMs,
+        concurrency,
+        status: result.summary.status,
+        reason: result.summary.reason,
+        wallMs: Math.round(wallMs),
+        idealMs,
+        ratio: r(wallMs / idealMs),
+        modelCalls: of('model.response').length,
+        callsPerPeer: r(of('model.response').length / n, 2),
+        peersStarted: peerOrder.length,
+        merges: {
+          requested: of('merge.requested').length,
+          landed: of('merge.landed').length,
+          rejected: of('merge.rejected').length,
+        },
+        mergeLatencyMs: {
+          p50: percentile(mergeLatency, 0.5),
+          p95: percentile(mergeLatency, 0.95),
+          max: percentile(mergeLatency, 1),
+        },
+        integrationShare: r(mergeToolMs / Math.max(1, peerMs)),
+        claimConflicts: conflicts,
+        doubleGrants: grants.violations.length,
+        filesWithOnePatch,
+        lostCommits: lostSubmitted + lostLanded,
+        events: events.length,
+        peakRssMB: r(rss.peakBytes / MB, 1),
+        peakNodeRssMB: r((rss.peakByPid.get(process.pid) ?? 0) / MB, 1),
+        nodeCpuS: r((cpu.user + cpu.system) / 1e6, 1),
+        inputTokens: tokens.input,
+        cachedInputTokens: tokens.cachedInput,
+        outputTokens: tokens.output,
+        coordinationInputShare: r(chars.coordination / Math.max(1, chars.total)),
+        checks,
+        ok: Object.values(checks).every(Boolean),
+        note: "idealMs = each peer's model calls x latency, list-scheduled on `concurrency` slots in start order; integrationShare = time peers waited in merge_request / peer lifetime; coordinationInputShare = request chars in coordination tool calls+results / all request chars (system prompt included)",
+      }),
+    );
+  } finally {
+    await store?.close();
+    if (!args.flag('keep')) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench peers: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+});
