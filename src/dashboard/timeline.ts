@@ -38,10 +38,13 @@ export function timelineChart(maxHeight = 340): TimelineChart {
     const height = Math.min(maxHeight, view.rows.length * ROW + AXIS) || AXIS;
     spacer.style.height = `${view.rows.length * ROW + AXIS}px`;
     scroller.style.height = `${height}px`;
-    canvas.width = Math.round(width * dpr);
-    canvas.height = Math.round(height * dpr);
-    canvas.style.width = `${width}px`;
-    canvas.style.height = `${height}px`;
+    // Resizing a canvas reallocates it: only when the size really changed (not on every scroll).
+    if (canvas.width !== Math.round(width * dpr) || canvas.height !== Math.round(height * dpr)) {
+      canvas.width = Math.round(width * dpr);
+      canvas.height = Math.round(height * dpr);
+      canvas.style.width = `${width}px`;
+      canvas.style.height = `${height}px`;
+    }
     const ctx = canvas.getContext('2d');
     if (!ctx) return;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
