@@ -22,6 +22,7 @@ const SQL_INJECTION: DemoRisk = {
   file: 'src/db/query.js',
   line: 4,
   severity: 'critical',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the quoted code is a template literal
   evidence: "`WHERE owner = '${owner}'` interpolates the caller's value into SQL; use a $1 parameter",
 };
 
