@@ -21,7 +21,14 @@ import { openStore } from '../src/store/index.js';
 import { parseBenchArgs } from './lib/args.js';
 
 const CHROMIUM = process.env.COLONY_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const KINDS = ['FAIL', 'FACT', 'OBSERVED', 'PATCH'] as const;
 
 /** The synthetic run: per agent, model calls each followed by a tool call, plus coordination. */
@@ -30,11 +37,30 @@ function* synthetic(runId: string, agents: number, total: number): Generator<Eve
     runId,
     agent: null,
     kind: 'run.started',
-    data: { topology: 'peers', goal: 'synthetic 100k-event run', repo: '/tmp/synthetic', base: 'main', model: 'fake', config: { maxSteps: 200, budgetUsd: 100, concurrency: 1000 } },
+    data: {
+      topology: 'peers',
+      goal: 'synthetic 100k-event run',
+      repo: '/tmp/synthetic',
+      base: 'main',
+      model: 'fake',
+      config: { maxSteps: 200, budgetUsd: 100, concurrency: 1000 },
+    },
   };
   const names = Array.from({ length: agents }, (_, i) => `peer-${i + 1}`);
   for (const agent of names)
-    yield { runId, agent, kind: 'agent.started', data: { profile: 'coder', model: 'fake', task: 'fix', system: 'you are a peer', tools: ['bash'], maxSteps: 200 } };
+    yield {
+      runId,
+      agent,
+      kind: 'agent.started',
+      data: {
+        profile: 'coder',
+        model: 'fake',
+        task: 'fix',
+        system: 'you are a peer',
+        tools: ['bash'],
+        maxSteps: 200,
+      },
+    };
   let emitted = 1 + agents;
   let step = 0;
   let ids = 0;
@@ -50,37 +76,96 @@ function* synthetic(runId: string, agents: number, total: number): Generator<Eve
         kind: 'model.response',
         data: {
           step,
-          turn: { text: '', toolCalls: [{ id: callId, name: 'bash', arguments: args }], stopReason: 'tool_calls', usage: { input: 4000 + step * 50, cachedInput: 3000, cacheWrite: 0, output: 120, reasoning: undefined }, costUsd: 0.003, model: 'fake' },
+          turn: {
+            text: '',
+            toolCalls: [{ id: callId, name: 'bash', arguments: args }],
+            stopReason: 'tool_calls',
+            usage: {
+              input: 4000 + step * 50,
+              cachedInput: 3000,
+              cacheWrite: 0,
+              output: 120,
+              reasoning: undefined,
+            },
+            costUsd: 0.003,
+            model: 'fake',
+          },
           latencyMs: 800,
           requestMessages: step * 2,
         },
       };
       yield { runId, agent, kind: 'tool.started', data: { step, callId, name: 'bash', arguments: args } };
-      yield { runId, agent, kind: 'tool.finished', data: { step, callId, name: 'bash', isError: step % 7 === 0, content: 'ok\n'.repeat(5), summary: 'exit 0', durationMs: 300 } };
+      yield {
+        runId,
+        agent,
+        kind: 'tool.finished',
+        data: {
+          step,
+          callId,
+          name: 'bash',
+          isError: step % 7 === 0,
+          content: 'ok\n'.repeat(5),
+          summary: 'exit 0',
+          durationMs: 300,
+        },
+      };
       emitted += 3;
       if (step % 4 === 0) {
         ids += 1;
-        yield { runId, agent, kind: 'context.posted', data: { id: ids, kind: KINDS[ids % KINDS.length] ?? 'FACT', summary: `finding ${ids} of ${agent}`, scope: null, hasDetail: false } };
+        yield {
+          runId,
+          agent,
+          kind: 'context.posted',
+          data: {
+            id: ids,
+            kind: KINDS[ids % KINDS.length] ?? 'FACT',
+            summary: `finding ${ids} of ${agent}`,
+            scope: null,
+            hasDetail: false,
+          },
+        };
         emitted += 1;
       }
     }
   }
   for (const agent of names)
-    yield { runId, agent, kind: 'agent.finished', data: { status: 'done', stopReason: 'answered', reason: 'done', steps: step, finalText: 'ok' } };
-  yield { runId, agent: null, kind: 'verify.finished', data: { command: 'npm test', exitCode: 0, passed: true, output: 'ok', durationMs: 1000 } };
-  yield { runId, agent: null, kind: 'run.finished', data: { status: 'succeeded', reason: 'verify passed', resultBranch: `colony/${runId}` } };
+    yield {
+      runId,
+      agent,
+      kind: 'agent.finished',
+      data: { status: 'done', stopReason: 'answered', reason: 'done', steps: step, finalText: 'ok' },
+    };
+  yield {
+    runId,
+    agent: null,
+    kind: 'verify.finished',
+    data: { command: 'npm test', exitCode: 0, passed: true, output: 'ok', durationMs: 1000 },
+  };
+  yield {
+    runId,
+    agent: null,
+    kind: 'run.finished',
+    data: { status: 'succeeded', reason: 'verify passed', resultBranch: `colony/${runId}` },
+  };
 }
 
 async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   const agents = args.number('agents', 1000);
   const total = args.number('events', 100_000);
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-chromium.sh`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-chromium.sh`);
   const home = mkdtempSync(join(tmpdir(), 'colony-bench-dash-'));
   const store = await openStore({ home, quiet: true, databaseUrl: '' });
   const runId = 'bench-dashboard';
   try {
-    await store.runs.createRun({ runId, topology: 'peers', goal: 'synthetic 100k-event run', repo: '/tmp/synthetic', status: 'succeeded' });
+    await store.runs.createRun({
+      runId,
+      topology: 'peers',
+      goal: 'synthetic 100k-event run',
+      repo: '/tmp/synthetic',
+      status: 'succeeded',
+    });
     let t = performance.now();
     let batch: EventInput[] = [];
     let events = 0;
@@ -98,7 +183,12 @@ async function main(): Promise<void> {
     await store.runs.setRunStatus(runId, 'succeeded');
     const recordMs = performance.now() - t;
 
-    const started = await startServer({ store, token: 'bench-token-0123456789abcdefghijklmnop', host: '127.0.0.1', port: 0 });
+    const started = await startServer({
+      store,
+      token: 'bench-token-0123456789abcdefghijklmnop',
+      host: '127.0.0.1',
+      port: 0,
+    });
     if (!started.ok) throw new Error(started.error);
     const server = started.server;
     t = performance.now();
@@ -121,7 +211,9 @@ async function main(): Promise<void> {
       });
       await page.goto(`${server.url}/runs/${runId}`);
       await page.waitForSelector('[data-agent]', { timeout: 120_000 });
-      await page.waitForFunction(() => (document.querySelector('.timeline-canvas') as HTMLCanvasElement | null)?.width);
+      await page.waitForFunction(
+        () => (document.querySelector('.timeline-canvas') as HTMLCanvasElement | null)?.width,
+      );
       const firstRenderMs = await page.evaluate(() => performance.now());
       await page.waitForTimeout(1000);
       const load = await page.evaluate(() => ({
@@ -130,7 +222,10 @@ async function main(): Promise<void> {
       }));
       // Scroll the agent list and the timeline to the end, a screen at a time.
       await page.evaluate(async () => {
-        for (const el of [document.querySelector('.vlist.agents'), document.querySelector('.timeline-scroll')]) {
+        for (const el of [
+          document.querySelector('.vlist.agents'),
+          document.querySelector('.timeline-scroll'),
+        ]) {
           if (!el) continue;
           for (let y = 0; y < el.scrollHeight; y += 400) {
             el.scrollTop = y;
