@@ -109,53 +109,13 @@ export interface EventPayloads {
   'merge.landed': { mr: number; commit: string; mainBefore: string; batch: number[] };
   'merge.rejected': {
     mr: number;
-    reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error';
+    reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error' | 'review_rejected';
     files: string[];
     output: string;
   };
   'merge.awaiting_approval': { mr: number; commit: string };
   'merge.approved': { mr: number; by: string };
   'workspace.synced': { branch: string; main: string; landedSince: number; conflicts: string[] };
-
-  // Workflow programs — see docs/workflows.md. Step and stage ids are call paths ('review/explore_2').
-  /** A stage (w.stage or a w.dag node) began; `parent` is the enclosing stage, `after` its DAG predecessors. */
-  'stage.started': { stage: string; name: string; parent: string | null; after: string[] };
-  'stage.finished': { stage: string; ok: boolean; durationMs: number; error?: string };
-  /** An agent step (w.agent(...).run) began; its attempts run as agents named after the step. */
-  'step.started': { step: string; stage: string | null; label: string; profile: string; taskHash: string };
-  /** One attempt of a step ended (agent = the attempt's agent; `repair` when it was the output repair). */
-  'step.attempt': {
-    step: string;
-    stage: string | null;
-    attempt: number;
-    agents: string[];
-    ok: boolean;
-    errorKind?: string;
-    error?: string;
-  };
-  /** A step's final result, replayed on resume instead of running its agents again. */
-  'step.finished': {
-    step: string;
-    stage: string | null;
-    ok: boolean;
-    attempts: number;
-    value?: unknown;
-    text?: string;
-    errorKind?: string;
-    error?: string;
-  };
-  /** A sync point (w.sync): a command run on a clean checkout of hub main. */
-  'sync.finished': {
-    step: string;
-    stage: string | null;
-    point: string;
-    command: string;
-    exitCode: number | null;
-    passed: boolean;
-    output: string;
-    durationMs: number;
-  };
-  'workflow.finished': { ok: boolean; value?: unknown; error?: string };
 
   // Orchestrated topology — see docs/orchestrated.md. `task` ids are `task-<n>` in assignment order.
   /** The lead (event agent) defined a subagent (it starts on its first task). */

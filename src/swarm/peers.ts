@@ -17,6 +17,7 @@ import { type Coordination, createCoordinationTools, directMessageInjector } fro
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
 import { runDir } from '../core/home.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
+import { createReviewTools } from '../workspace/integration/review-tools.js';
 import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { Budget } from './budget.js';
@@ -93,6 +94,9 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
     async work() {
       const template = loadPeerTemplate();
       if (!template.ok) throw new Error(template.error);
+      // With integrators, a verified merge request waits for one of them (never its author) to review it.
+      const integrators = peerNames(Math.min(spec.integrators ?? 0, names.length));
+      let nextReviewer = 0;
       const queue = new IntegrationQueue({
         runId: spec.runId,
         hubPath: workspace.hubPath,
@@ -104,6 +108,22 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         env: ctx.commandEnv,
         // Wider swarms submit faster: bigger batches amortise the checkout and verify (bisected on failure).
         batchSize: Math.min(32, Math.max(8, Math.floor((spec.concurrency ?? DEFAULT_CONCURRENCY) / 4))),
+        ...(integrators.length > 0
+          ? {
+              approval: 'manual' as const,
+              onAwaitingApproval: (request) => {
+                const reviewers = integrators.filter((name) => name !== request.agent);
+                const reviewer = reviewers[nextReviewer++ % Math.max(1, reviewers.length)];
+                if (!reviewer) return;
+                void coord.messages.send({
+                  runId: spec.runId,
+                  from: 'integration',
+                  to: reviewer,
+                  text: `MR ${request.mr} by ${request.agent} ("${request.note}") passed the merge check and waits for your review: call review_queue, then review_merge.`,
+                });
+              },
+            }
+          : {}),
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
@@ -164,7 +184,10 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
             renderPeerPrefix(template.text, {
               goal: spec.goal,
               verify: spec.verify,
-              tools: tools.map((t) => t.spec.name),
+              mergeCheck: spec.mergeVerify ?? spec.verify,
+              integrators,
+              // The review tools are named in the integrators section; the list stays the same for all.
+              tools: tools.map((t) => t.spec.name).filter((name) => !name.startsWith('review_')),
               repository: renderRepoSummary(summariseRepo(worktree)),
             }),
           );
@@ -189,6 +212,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
           bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
         });
         if (!base.ok) return { agent, started: false, error: base.error };
+        const isIntegrator = integrators.includes(agent);
         const toolCtx = {
           runId: spec.runId,
           agent,
@@ -197,12 +221,15 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
           queue,
           hubPath: workspace.hubPath,
           log,
+          // A sole integrator has nobody to review its own changes: they land after the merge check.
+          preApproved: isIntegrator && integrators.length === 1,
         };
         const tools = [
           ...base.tools,
           ...createCoordinationTools(coord, spec.runId, agent),
           createMergeRequestTool(toolCtx),
           createSyncTool(toolCtx),
+          ...(isIntegrator ? createReviewTools(toolCtx) : []),
         ];
         let system = started?.data.system;
         if (!system) {

@@ -27,6 +27,10 @@ export function loadPeerTemplate(): PromptResult {
 export interface PrefixInput {
   goal: string;
   verify?: string;
+  /** What the integration queue runs on each merge request. */
+  mergeCheck?: string;
+  /** Peers that also review merge requests (empty: the queue lands them). */
+  integrators?: string[];
   tools: string[];
   repository: string;
 }
@@ -37,11 +41,28 @@ export function renderPeerPrefix(template: string, input: PrefixInput): string {
   const values: Record<string, string> = {
     goal: input.goal.trim(),
     verify: input.verify ?? '(none given: run the relevant tests)',
+    mergeCheck: input.mergeCheck ?? '(none: every merge that applies cleanly lands)',
+    integrators: integratorsText(input.integrators ?? []),
     tools: input.tools.join(', '),
     repository: input.repository.trim(),
   };
   // One pass, so a value that happens to contain `{{…}}` is never substituted again.
-  return head.replace(/\{\{(goal|verify|tools|repository)\}\}/g, (_, key: string) => values[key] ?? '');
+  return head.replace(
+    /\{\{(goal|verify|mergeCheck|integrators|tools|repository)\}\}/g,
+    (_, key: string) => values[key] ?? '',
+  );
+}
+
+function integratorsText(integrators: string[]): string {
+  if (integrators.length === 0)
+    return 'None: the integration queue lands every merge request that passes the merge check.';
+  return (
+    `${integrators.join(', ')}. A merge request that passes the merge check waits until one of them ` +
+    'reviews it. If you are one of them, you also review: when told that a merge request waits (or when ' +
+    'you gather), call `review_queue`, read each diff against the goal and the FAIL entries, and call ' +
+    '`review_merge` with approve or reject and a reason. Never review your own change; review promptly, ' +
+    'others are waiting.'
+  );
 }
 
 /** The full system prompt of one peer. */

@@ -77,6 +77,26 @@ export async function isAncestor(hub: string, ancestor: string, of: string): Pro
   return result.ok;
 }
 
+/** What `commit` changes relative to where it forked from `main` (stat and patch, capped). */
+export async function changeSince(
+  hub: string,
+  main: string,
+  commit: string,
+  maxChars = 6000,
+): Promise<{ files: string[]; patch: string }> {
+  const range = `${main}...${commit}`;
+  const names = await git(['diff', '--name-only', '--no-renames', '-z', range], { cwd: hub });
+  const patch = await git(['diff', '--stat', '--patch', '--no-color', range], { cwd: hub });
+  const text = patch.ok ? patch.stdout : `(no diff: ${gitError(patch)})`;
+  return {
+    files: names.ok ? names.stdout.split('\0').filter((name) => name !== '') : [],
+    patch:
+      text.length > maxChars
+        ? `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters)`
+        : text,
+  };
+}
+
 export async function changedFiles(hub: string, from: string, to: string): Promise<string[]> {
   const result = await git(['diff', '--name-only', '--no-renames', '-z', from, to], { cwd: hub });
   return result.ok ? result.stdout.split('\0').filter((name) => name !== '') : [];

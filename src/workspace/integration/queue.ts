@@ -14,7 +14,15 @@ import { git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
 import { runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
-import { changedFiles, commitTree, mergeTrees, revParse, treeOf, updateRefs } from './hub-git.js';
+import {
+  changedFiles,
+  changeSince,
+  commitTree,
+  mergeTrees,
+  revParse,
+  treeOf,
+  updateRefs,
+} from './hub-git.js';
 import { MrLedger, type OutcomeRecord } from './ledger.js';
 import { type IntegrationLock, localIntegrationLock } from './lock.js';
 import {
@@ -28,6 +36,7 @@ import {
   tail,
 } from './texts.js';
 import type {
+  AwaitingRequest,
   IntegrationQueueOptions,
   IntegrationStats,
   MergeRequestInput,
@@ -123,7 +132,8 @@ export class IntegrationQueue {
           await this.ledger.refresh();
         }
         this.local.add(mr);
-        this.queue.push({ mr, ...input, commit, approved: false, landRetries: 0 });
+        const { preApproved, ...request } = input;
+        this.queue.push({ mr, ...request, commit, approved: preApproved === true, landRetries: 0 });
         this.kick();
         return { ok: true as const, mr, commit };
       });
@@ -145,6 +155,25 @@ export class IntegrationQueue {
   /** MR ids that passed verification and wait for approve(). */
   awaitingApproval(): number[] {
     return [...this.awaiting.keys()].sort((a, b) => a - b);
+  }
+
+  /** The verified requests waiting for approval, oldest first. */
+  awaitingRequests(): AwaitingRequest[] {
+    return [...this.awaiting.values()]
+      .sort((a, b) => a.mr - b.mr)
+      .map(({ mr, agent, branch, commit, note }) => ({ mr, agent, branch, commit, note }));
+  }
+
+  /** Rejects a request waiting for approval (a reviewer said no): FAIL entry, message to the author. */
+  async rejectAwaiting(mr: number, reason: string): Promise<boolean> {
+    const request = this.awaiting.get(mr);
+    if (!request) return false;
+    this.awaiting.delete(mr);
+    this.updateApprovalPolling();
+    const main = await revParse(this.hub, MAIN_REF);
+    const files = main ? (await changeSince(this.hub, main, request.commit, 0)).files : [];
+    await this.reject(request, 'review_rejected', files, reason);
+    return true;
   }
 
   /** Approves a request waiting in this queue: it is rebuilt on the then-current main and landed. */
@@ -369,6 +398,13 @@ export class IntegrationQueue {
       data: { mr: request.mr, commit },
     });
     this.updateApprovalPolling();
+    this.options.onAwaitingApproval?.({
+      mr: request.mr,
+      agent: request.agent,
+      branch: request.branch,
+      commit: request.commit,
+      note: request.note,
+    });
     // An approval may already be in the log (given before verification finished).
     if (this.ledger.approvals.has(request.mr)) this.approve(request.mr);
   }

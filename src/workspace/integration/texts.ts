@@ -37,6 +37,8 @@ export function reasonText(reason: RejectReason): string {
       return 'it changes nothing on main';
     case 'error':
       return 'integration failed';
+    case 'review_rejected':
+      return 'an integrator reviewed it and said no';
   }
 }
 

@@ -18,6 +18,8 @@ export interface IntegrationToolContext {
   queue: IntegrationQueue;
   hubPath: string;
   log: EventLog;
+  /** With manual approval: this agent's requests land without a review (a sole integrator's own). */
+  preApproved?: boolean;
 }
 
 export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
@@ -32,7 +34,12 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     async run({ note }, context) {
       const committed = await commitAll(ctx.worktree, note);
       if (!committed.ok) return fail(`merge_request: could not commit your changes: ${committed.error}`);
-      const queued = await ctx.queue.enqueue({ agent: ctx.agent, branch: ctx.branch, note });
+      const queued = await ctx.queue.enqueue({
+        agent: ctx.agent,
+        branch: ctx.branch,
+        note,
+        ...(ctx.preApproved ? { preApproved: true } : {}),
+      });
       if (!queued.ok) return fail(`merge_request could not be queued: ${queued.error}`);
       const result = await untilAborted(ctx.queue.outcome(queued.mr), context.signal);
       if (result === null)

@@ -2,7 +2,7 @@
 import type { EventLog } from '../../store/types.js';
 import type { IntegrationLock } from './lock.js';
 
-export type RejectReason = 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error';
+export type RejectReason = 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error' | 'review_rejected';
 
 export interface MergeRequestInput {
   /** The requesting agent (author of the PATCH/FAIL entry, receiver of the rejection message). */
@@ -10,6 +10,17 @@ export interface MergeRequestInput {
   /** The agent's branch in the hub (e.g. `agent/bob`); its work must already be committed. */
   branch: string;
   /** One line saying what the change does: the landed commit's message and the PATCH entry's idea. */
+  note: string;
+  /** With manual approval: land without waiting for approve() (e.g. a sole integrator's own change). */
+  preApproved?: boolean;
+}
+
+/** A verified request waiting for approval (what a reviewer sees). */
+export interface AwaitingRequest {
+  mr: number;
+  agent: string;
+  branch: string;
+  commit: string;
   note: string;
 }
 
@@ -83,6 +94,8 @@ export interface IntegrationQueueOptions {
   approvalPollMs?: number;
   /** Sender name of rejection messages. Default 'integration'. */
   sender?: string;
+  /** Called when a verified request starts waiting for approval (e.g. to tell a reviewer). */
+  onAwaitingApproval?: (request: AwaitingRequest) => void;
 }
 
 export interface IntegrationStats {

@@ -1,0 +1,85 @@
+/**
+ * The integrator's tools (peers with `--integrators K`): `review_queue` lists the merge requests that
+ * passed the merge check and wait for a review, with their diffs; `review_merge {mr, decision,
+ * reason}` lands one (it is rebuilt on the then-current main) or rejects it (the author gets the
+ * reason as a direct message and a FAIL entry). Nobody reviews their own change.
+ */
+import { z } from 'zod';
+import { defineTool } from '../../agent/tools/define.js';
+import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import type { EventLog } from '../../store/types.js';
+import { HUB_MAIN } from '../hub.js';
+import { changeSince, revParse } from './hub-git.js';
+import type { IntegrationQueue } from './queue.js';
+
+export interface ReviewToolContext {
+  runId: string;
+  agent: string;
+  queue: IntegrationQueue;
+  hubPath: string;
+  log: EventLog;
+}
+
+const SHOWN = 5;
+
+export function createReviewTools(ctx: ReviewToolContext): Tool[] {
+  const queueTool = defineTool({
+    name: 'review_queue',
+    description:
+      'List the merge requests of other peers that passed the merge check and wait for your review, ' +
+      'with what each changes (diff). Then call review_merge for each.',
+    schema: z.object({}),
+    mutates: false,
+    async run() {
+      const waiting = ctx.queue.awaitingRequests().filter((r) => r.agent !== ctx.agent);
+      if (waiting.length === 0) return ok('No merge request waits for your review.');
+      const main = (await revParse(ctx.hubPath, `refs/heads/${HUB_MAIN}`)) ?? HUB_MAIN;
+      const shown = await Promise.all(
+        waiting.slice(0, SHOWN).map(async (r) => {
+          const change = await changeSince(ctx.hubPath, main, r.commit);
+          return [
+            `## MR ${r.mr} by ${r.agent}: ${r.note}`,
+            `files: ${change.files.join(', ')}`,
+            change.patch,
+          ].join('\n');
+        }),
+      );
+      const more = waiting.length > SHOWN ? `\n(${waiting.length - SHOWN} more waiting after these)` : '';
+      return ok(`${waiting.length} merge request(s) wait for review:\n\n${shown.join('\n\n')}${more}`);
+    },
+  });
+
+  const decideTool = defineTool({
+    name: 'review_merge',
+    description:
+      'Decide on a merge request waiting for review: "approve" lands it on main (rebuilt on the current ' +
+      'main and re-checked if main moved); "reject" sends it back to its author with your reason.',
+    schema: z.object({
+      mr: z.number().int().positive(),
+      decision: z.enum(['approve', 'reject']),
+      reason: z.string().trim().min(1).max(2000).describe('why: what you checked, or what must change'),
+    }),
+    mutates: false,
+    async run({ mr, decision, reason }) {
+      const request = ctx.queue.awaitingRequests().find((r) => r.mr === mr);
+      if (!request)
+        return fail(`MR ${mr} does not wait for review (already decided, or unknown); call review_queue.`);
+      if (request.agent === ctx.agent)
+        return fail(`MR ${mr} is your own change: another integrator reviews it.`);
+      if (decision === 'reject') {
+        await ctx.queue.rejectAwaiting(mr, `rejected by ${ctx.agent} in review: ${reason}`);
+        return ok(`Rejected MR ${mr}; ${request.agent} was told why.`);
+      }
+      await ctx.log.append({
+        runId: ctx.runId,
+        agent: ctx.agent,
+        kind: 'merge.approved',
+        data: { mr, by: ctx.agent },
+      });
+      ctx.queue.approve(mr);
+      return ok(`Approved MR ${mr} by ${request.agent}; the queue lands it (its author hears the outcome).`);
+    },
+  });
+
+  return [queueTool, decideTool];
+}

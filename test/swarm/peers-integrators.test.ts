@@ -1,0 +1,137 @@
+/**
+ * Peers with an integrator (`--integrators 1`), through executeRun on real Postgres, git and DBOS:
+ * merge requests that pass the merge check wait for peer-1's review. peer-1 approves a good change
+ * and rejects a bad one with a reason; its author is told why, fixes it and the fix is approved. Only
+ * the integrator has the review tools, and every peer still gets the same prompt up to its ID.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordNewRun } from '../../src/cli/new-run.js';
+import type { EventKind, StoredEvent } from '../../src/core/events.js';
+import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
+import type { Store } from '../../src/store/index.js';
+import { executeRun } from '../../src/swarm/execute-run.js';
+import type { RunSpec } from '../../src/swarm/run-spec.js';
+import { openTestStore, testRunId } from '../helpers/db.js';
+import { createUserRepo } from '../helpers/user-repo.js';
+
+let store: Store;
+beforeAll(async () => {
+  store = await openTestStore();
+});
+afterAll(async () => {
+  await store.close();
+});
+
+type Call = { name: string; arguments: string };
+const call = (name: string, args: Record<string, unknown> = {}) => ({
+  toolCalls: [{ name, arguments: args }],
+});
+
+const policy: ScriptedPolicy = (request) => {
+  const id = /Your peer ID is (peer-\d+)\.$/.exec(request.system)?.[1];
+  const calls: Call[] = request.messages.flatMap((m) =>
+    m.role === 'assistant' ? (m.toolCalls as Call[]) : [],
+  );
+  const lastResult = request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
+  const last = calls.at(-1);
+  if (id === 'peer-1') {
+    // The integrator: review whatever waits, again and again, until the run ends.
+    if (last?.name === 'review_queue') {
+      const mr = /## MR (\d+) by (peer-\d+)/.exec(lastResult);
+      if (mr) {
+        const bad = /\+fixd/.test(lastResult);
+        return call('review_merge', {
+          mr: Number(mr[1]),
+          decision: bad ? 'reject' : 'approve',
+          reason: bad ? 'typo: the file must say "fixed", not "fixd"' : 'matches the goal',
+        });
+      }
+    }
+    return call('review_queue');
+  }
+  const area = id === 'peer-2' ? 'alpha' : 'beta';
+  if (!last) return call('context_read');
+  switch (last.name) {
+    case 'context_read':
+      return call('claim', { scope: `src/${area}/`, summary: `fix ${area}` });
+    case 'claim':
+      // peer-3 first writes a typo, which the reviewer rejects.
+      return call('write', {
+        path: `src/${area}/value.txt`,
+        content: `${area === 'beta' ? 'fixd' : 'fixed'} ${area}\n`,
+      });
+    case 'write':
+      return call('merge_request', { note: `fix ${area}` });
+    case 'merge_request':
+      if (/rejected/i.test(lastResult))
+        return call('edit', { path: `src/${area}/value.txt`, old: 'fixd', new: 'fixed' });
+      return call('release', { scope: `src/${area}/`, outcome: 'landed' });
+    case 'edit':
+      return call('merge_request', { note: `fix ${area} (typo fixed)` });
+    default:
+      return { text: `${id}: fixed ${area}` };
+  }
+};
+
+describe('peers with integrators', () => {
+  it('lands merges only after an integrator review; a rejected change comes back with the reason', async () => {
+    const repo = createUserRepo(
+      { 'src/alpha/value.txt': 'broken\n', 'src/beta/value.txt': 'broken\n' },
+      'colony-integrators-',
+    );
+    const spec: RunSpec = {
+      runId: testRunId('integrators'),
+      topology: 'peers',
+      agents: 3,
+      integrators: 1,
+      repo: repo.dir,
+      goal: 'Fix src/alpha and src/beta: each value.txt must read "fixed <module>".',
+      baseRef: 'HEAD',
+      baseCommit: repo.base,
+      model: 'scripted',
+      customModels: [],
+      verify: 'grep -qx "fixed alpha" src/alpha/value.txt && grep -qx "fixed beta" src/beta/value.txt',
+      mergeVerify: 'true',
+      maxSteps: 2000,
+      profile: 'coder',
+      stream: false,
+      modelTimeoutMs: 60_000,
+      maxRetries: 0,
+      bashTimeoutS: 60,
+    };
+    await recordNewRun(store, spec);
+    const result = await executeRun({
+      store,
+      spec,
+      provider: createScriptedProvider(policy, { latencyMs: 30 }),
+      env: process.env,
+      signal: new AbortController().signal,
+      resumed: false,
+    });
+    if (!result.ok) throw new Error(result.error);
+    expect(result.summary.status).toBe('succeeded');
+    const events = await store.log.read(spec.runId);
+    const of = <K extends EventKind>(kind: K) => events.filter((e) => e.kind === kind) as StoredEvent<K>[];
+
+    // Only the integrator has the review tools; the prompt is the same up to the ID.
+    const starts = of('agent.started');
+    for (const start of starts)
+      expect(start.data.tools.includes('review_merge'), start.agent ?? '').toBe(start.agent === 'peer-1');
+    expect(new Set(starts.map((e) => e.data.system.replace(/peer-\d+\.$/, ''))).size).toBe(1);
+    expect(starts[0]?.data.system).toMatch(/# Integrators\npeer-1\. A merge request/);
+
+    // Every landed change waited for a review by peer-1; the typo was rejected with the reason.
+    const landed = of('merge.landed');
+    expect(landed.map((e) => e.agent).sort()).toEqual(['peer-2', 'peer-3']);
+    const approvedBy = new Map(of('merge.approved').map((e) => [e.data.mr, e.data.by]));
+    for (const e of landed) expect(approvedBy.get(e.data.mr)).toBe('peer-1');
+    const awaiting = new Set(of('merge.awaiting_approval').map((e) => e.data.mr));
+    for (const e of landed) expect(awaiting.has(e.data.mr)).toBe(true);
+    const rejected = of('merge.rejected');
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ agent: 'peer-3', data: { reason: 'review_rejected' } });
+    expect(rejected[0]?.data.output).toMatch(/rejected by peer-1 in review: typo/);
+    const told = of('message.sent').find((e) => e.data.to === 'peer-3' && /review/.test(e.data.text));
+    expect(told?.data.text).toMatch(/typo/);
+  }, 180_000);
+});
