@@ -1,4 +1,6 @@
 import type { ScriptedPolicy } from '../model/providers/scripted.js';
+import { bugHuntDemoPolicy } from './bug-hunt-policy.js';
+import { orchestratedPolicy } from './orchestrated-policy.js';
 import { peersDemoPolicy } from './peers-policy.js';
 import { reviewDemoPolicy } from './review-policy.js';
 import { soloDemoPolicy } from './solo-policy.js';
@@ -7,7 +9,9 @@ import { soloDemoPolicy } from './solo-policy.js';
 const SCENARIOS: Record<string, ScriptedPolicy> = {
   'solo-demo': soloDemoPolicy,
   'peers-demo': peersDemoPolicy,
+  'orchestrated-demo': orchestratedPolicy(),
   'review-demo': reviewDemoPolicy,
+  'bug-hunt-demo': bugHuntDemoPolicy,
 };
 
 export function scenarioPolicy(name: string): ScriptedPolicy | undefined {
