@@ -50,6 +50,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
           ...(input.integrators ? { integrators: input.integrators } : {}),
         }
       : {}),
+    ...(input.topology === 'orchestrated' ? { concurrency: input.concurrency } : {}),
     deadlineAt: new Date(Date.now() + (parseDurationMs(config.deadline) ?? 0)).toISOString(),
     repo: repo.topLevel,
     goal: input.goal,

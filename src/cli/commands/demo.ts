@@ -10,7 +10,7 @@ import { runInForeground } from '../live-run.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';
 
-export const DEMO_HELP = `colony demo [peers|solo|review] [--dir PARENT] [--json]
+export const DEMO_HELP = `colony demo [peers|solo|review|orchestrated] [--dir PARENT] [--json]
 
 Copies a bundled example repository to a fresh folder and runs agents on it with the SCRIPTED model:
 real tools on real git worktrees, durably logged, but the model's decisions are canned. Prints how to
@@ -42,11 +42,20 @@ export async function demoCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const which = positionals[0] ?? 'peers';
-  if ((which !== 'solo' && which !== 'peers' && which !== 'review') || positionals.length > 1)
-    throw new UsageError(`demo: unknown demo "${positionals.join(' ')}" (available: peers, solo, review)`);
+  if (
+    (which !== 'solo' && which !== 'peers' && which !== 'review' && which !== 'orchestrated') ||
+    positionals.length > 1
+  )
+    throw new UsageError(
+      `demo: unknown demo "${positionals.join(' ')}" (available: peers, solo, review, orchestrated)`,
+    );
   const say = (line: string) => {
     if (!values.json) process.stdout.write(`${line}\n`);
   };
+  if (which === 'orchestrated') {
+    const { orchestratedDemo } = await import('../../demo/orchestrated-demo.js');
+    return orchestratedDemo(values.dir, values.json ?? false, say);
+  }
   if (which === 'review' && positionals.length === 1)
     return (await import('../../demo/review-demo.js')).reviewDemo(values.dir, values.json ?? false, say);
   return which === 'peers'

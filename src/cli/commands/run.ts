@@ -12,7 +12,7 @@ claim, act, verify and merge without an orchestrator (--topology peers). Each ag
 own worktree of a hub clone under the state folder; your working tree, index and current branch are
 never touched. The result is fetched into your repository as the branch colony/<run-id>.
 
-  --topology NAME      solo (default) or peers
+  --topology NAME      solo (default), peers, or orchestrated (a lead with create_subagent/assign_task)
   --agents N           peers: how many peers (required with --topology peers)
   --concurrency K      peers: most peers working at once (default 64)
   --repo PATH          the git repository (default: current folder)
@@ -144,17 +144,22 @@ export async function runCommand(argv: string[]): Promise<number> {
 }
 
 interface TopologyFlags {
-  topology: 'solo' | 'peers';
+  topology: 'solo' | 'peers' | 'orchestrated';
   agents?: number;
   concurrency?: number;
 }
 
 function topologyFlags(values: { topology?: string; agents?: string; concurrency?: string }): TopologyFlags {
   const topology = values.topology ?? 'solo';
-  if (topology !== 'solo' && topology !== 'peers')
-    throw new UsageError(`run: --topology must be solo or peers, got "${topology}"`);
+  if (topology !== 'solo' && topology !== 'peers' && topology !== 'orchestrated')
+    throw new UsageError(`run: --topology must be solo, peers or orchestrated, got "${topology}"`);
   const agents = numberFlag(values.agents, 'agents', 'int');
   const concurrency = numberFlag(values.concurrency, 'concurrency', 'int');
+  if (topology === 'orchestrated') {
+    if (agents !== undefined)
+      throw new UsageError('run: --agents needs --topology peers (the lead creates subagents)');
+    return { topology, concurrency };
+  }
   if (topology === 'solo') {
     if (agents !== undefined || concurrency !== undefined)
       throw new UsageError('run: --agents and --concurrency need --topology peers');

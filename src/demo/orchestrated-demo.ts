@@ -1,0 +1,56 @@
+/**
+ * `colony demo orchestrated`: a scripted lead creates three read-only subagents and runs the issue's
+ * worked example (tasks of 4, 7, 2 steps, then 5, 5) on a copy of examples/demo-repo; prints
+ * CriticalSteps, parallelism, finish rate and cost, all computed from the event log.
+ */
+import { runInForeground } from '../cli/live-run.js';
+import { prepareRun, recordNewRun } from '../cli/new-run.js';
+import { withStore } from '../cli/store-access.js';
+import { DEFAULT_CONFIG } from '../core/config.js';
+import { computeMetrics } from '../swarm/metrics.js';
+import { exitCodeFor } from '../swarm/summary.js';
+import { createDemoRepo } from './demo-repo.js';
+
+export const ORCHESTRATED_DEMO_GOAL =
+  'Inspect the repository with a team of read-only subagents. plan: a:4,b:7,c:2 / a:5,b:5';
+
+export async function orchestratedDemo(
+  dir: string | undefined,
+  json: boolean,
+  say: (line: string) => void,
+): Promise<number> {
+  const repo = createDemoRepo('demo-repo', dir);
+  say('Colony demo (orchestrated): a lead creates three subagents and assigns two waves of tasks; the');
+  say('tasks of one lead turn run in parallel and the lead sees only their results.');
+  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every tool call,');
+  say('      git operation and database write below is real.');
+  say(`repository: ${repo}\n`);
+  const config = { ...DEFAULT_CONFIG, model: 'scripted', maxSteps: 15 };
+  const prepared = await prepareRun(
+    { repo, goal: ORCHESTRATED_DEMO_GOAL, config, scenario: 'orchestrated-demo', topology: 'orchestrated' },
+    process.env,
+  );
+  return withStore(async (store) => {
+    await recordNewRun(store, prepared.spec);
+    const summary = await runInForeground({
+      store,
+      spec: prepared.spec,
+      provider: prepared.provider,
+      json,
+      resumed: false,
+    });
+    const m = computeMetrics(await store.log.read(prepared.spec.runId));
+    say('');
+    say(
+      `CriticalSteps ${m.criticalSteps} (lead turns: ${m.leadTurns.map((t) => t.criticalSteps).join(' + ')})`,
+    );
+    say(`total steps ${m.totalSteps}, parallelism ${m.parallelism.toFixed(2)}`);
+    say(
+      `tasks ${m.tasksDone}/${m.tasksAssigned} done, agents finished ${m.agentsFinished}/${m.agentsStarted}`,
+    );
+    say(
+      `cost ${m.run.costUsd === null ? 'n/a (scripted model is unpriced)' : `$${m.run.costUsd.toFixed(4)}`}, tokens in ${m.run.tokens.input} (cached ${m.run.tokens.cachedInput}), out ${m.run.tokens.output}, coordination share ${(m.coordinationShare * 100).toFixed(0)}%`,
+    );
+    return exitCodeFor(summary.status);
+  });
+}
