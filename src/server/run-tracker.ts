@@ -7,6 +7,8 @@ import type { EventLog } from '../store/index.js';
 import { RunState } from './run-state.js';
 
 const PAGE = 10_000;
+/** Runs kept in memory (a 100k-event run's state is a few tens of MB). */
+const MAX_TRACKED = 16;
 
 export interface TrackerOptions {
   /** How often a watched run's log is polled for new events (default 250 ms). */
@@ -34,9 +36,18 @@ export class RunTracker {
 
   private tracked(runId: string): Tracked {
     let t = this.runs.get(runId);
-    if (!t) {
-      t = { state: new RunState(runId), refreshing: null, watchers: new Set(), timer: null };
+    if (t) {
+      // Map order is recency: move it to the end.
+      this.runs.delete(runId);
       this.runs.set(runId, t);
+      return t;
+    }
+    t = { state: new RunState(runId), refreshing: null, watchers: new Set(), timer: null };
+    this.runs.set(runId, t);
+    // Forget the least recently used runs nobody watches, so a long-lived server stays small.
+    for (const [id, other] of this.runs) {
+      if (this.runs.size <= MAX_TRACKED) break;
+      if (other.watchers.size === 0 && !other.refreshing && id !== runId) this.runs.delete(id);
     }
     return t;
   }

@@ -161,6 +161,7 @@ describe('dashboard in Chromium', () => {
     await page.locator('[data-agent="peer-1"]').click();
     await page.waitForSelector('#transcript [data-kind="model.response"]');
     expect(await page.locator('#transcript [data-kind="tool.finished"]').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(tmpdir(), 'colony-dashboard', 'agent.png') });
     await page.close();
   }, 60_000);
 });
