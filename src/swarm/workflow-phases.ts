@@ -20,7 +20,6 @@ import {
   type AttemptRequest,
   type AttemptResult,
   type CommandOutcome,
-  LocalSlots,
   programFromSource,
   runWorkflow,
   type WorkflowHost,
@@ -36,9 +35,9 @@ import { commitAll } from '../workspace/worktree.js';
 import { Budget, type BudgetHit, type BudgetLimits } from './budget.js';
 import type { RunPhases } from './durable.js';
 import { resultBranchName } from './run-spec.js';
+import { resolveLimits, Scheduler } from './scheduler.js';
 import type { SoloContext, SoloResult } from './solo.js';
 
-export const WORKFLOW_DEFAULT_CONCURRENCY = 64;
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
 const READONLY_CHECKOUT = '.readonly-base';
 const MAIN_CHECKOUT = '.main-checkout';
@@ -223,7 +222,17 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         runId: spec.runId,
         log,
         signal: ctx.signal,
-        slots: new LocalSlots(Math.max(1, spec.concurrency ?? WORKFLOW_DEFAULT_CONCURRENCY), ctx.signal),
+        slots: new Scheduler({
+          runId: spec.runId,
+          log,
+          limits: resolveLimits({
+            concurrency: spec.concurrency,
+            maxStartsPerAgent: spec.maxStartsPerAgent,
+            maxAgents: spec.maxAgents,
+          }),
+          signal: ctx.signal,
+          previousStarts: await startsSoFar(log, spec.runId),
+        }),
         defaultMaxSteps: spec.maxSteps,
         runAttempt,
         runOnMain,
@@ -348,6 +357,14 @@ async function stepBudgetFor(
     budget.seed(turn.usage, turn.costUsd);
   }
   return budget;
+}
+
+/** Starts per agent before a resume (each attempt agent starts once per process that runs it). */
+async function startsSoFar(log: EventLog, runId: string): Promise<Record<string, number>> {
+  const starts: Record<string, number> = {};
+  for (const event of await log.read(runId, { kinds: ['agent.started'] }))
+    if (event.agent) starts[event.agent] = (starts[event.agent] ?? 0) + 1;
+  return starts;
 }
 
 /** The outcome of the agent's merge request, if the log already has it. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/providers/scripted.js';
 import type { Store } from '../../src/store/index.js';
+import { workflowCriticalPath } from '../../src/workflow/critical-path.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { ofKind, runWorkflowFile, taskOf, type WorkflowRunResult } from './run-helper.js';
@@ -110,5 +111,20 @@ describe('workflow engine', () => {
     expect(result<{ built: boolean }>().built).toBe(true);
     const sync = ofKind(run.events, 'sync.finished')[0];
     expect(sync?.data).toMatchObject({ point: 'build', passed: true, step: 'sync-build' });
+  });
+
+  it('counts a DAG by its longest chain in CriticalSteps', () => {
+    const path = workflowCriticalPath(run.events);
+    // Nodes cost 1 + 1 step each; b and c ran in parallel: a → b|c → d = 6.
+    expect(path.stages).toEqual([
+      { stage: 'a', criticalSteps: 2 },
+      { stage: 'b', criticalSteps: 2 },
+      { stage: 'c', criticalSteps: 2 },
+      { stage: 'd', criticalSteps: 2 },
+    ]);
+    // Then the top-level steps one after another: repair 1 + 1, flaky 0 + 1, slow 0 (its call was
+    // stopped by the time-out, no response), keyed 1.
+    expect(path.criticalSteps).toBe(6 + 2 + 1 + 0 + 1);
+    expect(path.totalSteps).toBe(run.summary.steps);
   });
 });
