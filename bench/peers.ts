@@ -141,7 +141,10 @@ async function main(): Promise<void> {
     };
     await recordNewRun(store, spec);
     const chars = { coordination: 0, total: 0 };
-    const provider = measuringProvider(createScriptedProvider(peersBenchPolicy(files), { latencyMs }), chars);
+    const provider = measuringProvider(
+      createScriptedProvider(peersBenchPolicy(files), { latencyMs, promptCache: true }),
+      chars,
+    );
     const postgres = cachedTree(pm);
     const rss = new RssSampler((): ProcStat[] => {
       const self = readProcStat(process.pid);

@@ -45,7 +45,8 @@ export function createProvider(model: ModelRecord, options: CreateProviderOption
     case 'anthropic':
       return createAnthropicProvider(model, wire);
     case 'scripted':
-      return createScriptedProvider(scripted ?? [], { model });
+      // Bundled scenarios report the cached input a provider's prefix cache would give.
+      return createScriptedProvider(scripted ?? [], { model, promptCache: typeof scripted === 'function' });
   }
 }
 

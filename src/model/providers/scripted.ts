@@ -15,6 +15,7 @@ import type {
   ToolCall,
   Usage,
 } from '../types.js';
+import { createPromptCache } from './prompt-cache.js';
 
 export interface ScriptedTurn {
   text?: string;
@@ -41,9 +42,11 @@ const SCRIPTED_MODEL: ModelRecord = KNOWN_MODELS.find((m) => m.id === 'scripted'
 
 export function createScriptedProvider(
   source: ScriptedTurn[] | ScriptedPolicy,
-  options: { model?: ModelRecord; latencyMs?: number } = {},
+  options: { model?: ModelRecord; latencyMs?: number; promptCache?: boolean } = {},
 ): ScriptedProvider {
   const model = options.model ?? SCRIPTED_MODEL;
+  // Simulated provider prefix caching (demos, benchmarks): cached input reported like a provider would.
+  const cache = options.promptCache ? createPromptCache() : null;
   const script = Array.isArray(source) ? source : undefined;
   let count = 0;
 
@@ -77,7 +80,9 @@ export function createScriptedProvider(
         return { ok: false, error: { kind: 'aborted', message: 'the call was aborted', attempts: 1 } };
       if (typeof turn === 'string')
         return { ok: false, error: { kind: 'script', message: turn, attempts: 1 } };
-      const modelTurn = scriptedTurnToModelTurn(turn, request, index, model);
+      const cached = cache && turn.usage?.cachedInput === undefined ? cache.cachedTokens(request) : 0;
+      const withCache = cached > 0 ? { ...turn, usage: { ...turn.usage, cachedInput: cached } } : turn;
+      const modelTurn = scriptedTurnToModelTurn(withCache, request, index, model);
       if (modelTurn.text !== '') call.onText?.(modelTurn.text);
       return { ok: true, turn: modelTurn };
     },
