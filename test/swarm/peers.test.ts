@@ -226,7 +226,7 @@ describe('peers topology', () => {
   it('colony run rejects incomplete peers options with a usage error', async () => {
     const repo = userRepo();
     const run = (...args: string[]) => runCommand(['--repo', repo.dir, '--goal', 'g', ...args]);
-    await expect(run('--topology', 'swarm')).rejects.toThrow(/--topology must be solo or peers/);
+    await expect(run('--topology', 'swarm')).rejects.toThrow(/--topology must be solo, peers or orchestrated/);
     await expect(run('--topology', 'peers', '--verify', 'true')).rejects.toThrow(/needs --agents N/);
     await expect(run('--topology', 'peers', '--agents', '3')).rejects.toThrow(/needs --verify CMD/);
     await expect(run('--topology', 'peers', '--agents', '0', '--verify', 'true')).rejects.toThrow(
