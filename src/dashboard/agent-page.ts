@@ -15,6 +15,7 @@ interface AgentReply {
   branch: string | null;
   commits: Array<{ commit: string; branch: string; files: number; ts: string }>;
   stopReason: string | null;
+  finishStatus: string | null;
   transcript: StoredEvent[];
 }
 
@@ -153,7 +154,7 @@ export function agentPage(
       return;
     }
     const a = r.value;
-    clear(head, h('h1', {}, name), statusBadge(a.agent.state));
+    clear(head, h('h1', {}, name), statusBadge(a.finishStatus ?? a.agent.state));
     clear(
       facts,
       ...[

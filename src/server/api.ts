@@ -120,6 +120,7 @@ const routes: Route[] = [
         branch: agent.branch,
         commits: agent.commits,
         stopReason: agent.stopReason,
+        finishStatus: agent.finishStatus,
         transcript,
       });
     },

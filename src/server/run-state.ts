@@ -29,6 +29,8 @@ export interface AgentState {
   startedMs: number;
   finishedMs: number | null;
   stopReason: string | null;
+  /** agent.finished status (done | failed | stopped); the activity maps stopped to failed like src/view. */
+  finishStatus: string | null;
   branch: string | null;
   commits: Array<{ commit: string; branch: string; files: number; ts: string }>;
   /** Timeline: [startMs, endMs, kind] with absolute ms. */
@@ -160,6 +162,7 @@ export class RunState {
         startedMs: at,
         finishedMs: null,
         stopReason: null,
+        finishStatus: null,
         branch: null,
         commits: [],
         segs: [],
@@ -221,7 +224,8 @@ export class RunState {
         const d = (event as StoredEvent<'agent.finished'>).data;
         a.finishedMs = at;
         a.stopReason = d.stopReason;
-        a.lastAction = `finished: ${oneLine(d.reason || d.stopReason, 100)}`;
+        a.finishStatus = d.status;
+        a.lastAction = `finished (${d.status}): ${oneLine(d.reason || d.stopReason, 100)}`;
         a.claim = null;
         this.setState(a, d.status === 'done' ? 'done' : 'failed', at);
         break;

@@ -25,6 +25,7 @@ let server: RunningServer;
 let fake: FakeProvider;
 let browser: Browser;
 let child: ChildProcess | null = null;
+let liveRunId = '';
 
 beforeAll(async () => {
   store = await openTestStore();
@@ -100,6 +101,7 @@ describe('dashboard in Chromium', () => {
     });
     const closed = new Promise<number | null>((resolve) => child?.on('close', resolve));
     const runId = await until(() => /"runId":"([^"]+)"/.exec(stdout)?.[1], 'the run id');
+    liveRunId = runId;
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
@@ -154,12 +156,13 @@ describe('dashboard in Chromium', () => {
   it('lists runs and opens an agent transcript', async () => {
     const page = await browser.newPage();
     await page.goto(server.url);
-    await page.waitForSelector('tr[data-run]');
-    const link = page.locator('tr[data-run] a').first();
-    await link.click();
+    await page.waitForSelector(`tr[data-run="${liveRunId}"]`);
+    await page.locator(`tr[data-run="${liveRunId}"] a`).click();
     await page.waitForSelector('[data-agent]');
     await page.locator('[data-agent="peer-1"]').click();
     await page.waitForSelector('#transcript [data-kind="model.response"]');
+    // The run was stopped: the agent's badge says so (not "failed").
+    await page.waitForSelector('.run-head [data-status="stopped"]');
     expect(await page.locator('#transcript [data-kind="tool.finished"]').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(tmpdir(), 'colony-dashboard', 'agent.png') });
     await page.close();
