@@ -1,4 +1,7 @@
-import type { RunSummary } from '../swarm/summary.js';
+import type { RunSummary, TokenAccount } from '../swarm/summary.js';
+
+/** Agents listed by `show`; the rest (by tokens) are counted in one line. */
+export const TOP_AGENTS = 20;
 
 export function formatSummary(s: RunSummary): string {
   const t = s.tokens;
@@ -8,12 +11,55 @@ export function formatSummary(s: RunSummary): string {
     `  wall-clock ${(s.wallClockMs / 1000).toFixed(1)} s · ${s.steps} steps · ${s.toolCalls} tool calls · ${s.agents} agent(s)`,
     `  tokens: ${t.input} input + ${t.cachedInput} cached input + ${t.cacheWrite} cache writes, ${t.output} output (${t.reasoning} reasoning) · cost ${cost}${s.unpricedCalls > 0 ? ` (${s.unpricedCalls} unpriced calls)` : ''}`,
   ];
+  if (s.agents > 1)
+    lines.push(
+      `  team: CriticalSteps ${s.criticalSteps} · total steps ${s.totalSteps} · parallelism ${s.parallelism.toFixed(2)} · finish rate ${percent(s.finishRate)} (${s.agentsFinished}/${s.agents}) · coordination share ${percent(s.coordinationShare)}`,
+    );
   if (s.verify)
     lines.push(
       `  verify: ${s.verify.command} → ${s.verify.passed ? 'passed' : `failed (exit ${s.verify.exitCode})`}`,
     );
+  if (s.acceptance)
+    lines.push(
+      `  acceptance: ${s.acceptance.passed ? 'passed' : 'failed'} after ${s.acceptance.round} fix round(s)`,
+    );
   for (const hit of s.limitsHit) lines.push(`  limit hit: ${hit.limit} = ${hit.value} (used ${hit.used})`);
   if (s.resultBranch)
     lines.push(`  result branch: ${s.resultBranch} (in your repository: git diff HEAD...${s.resultBranch})`);
+  if (s.agents > 1) lines.push(...accountTable(s));
   return lines.join('\n');
+}
+
+/** Per-role then per-agent tokens (uncached input, cached input, output) and cost; top agents by tokens. */
+function accountTable(s: RunSummary): string[] {
+  const rows: string[][] = [['', 'steps', 'input', 'cached', 'output', 'cost']];
+  const row = (label: string, a: TokenAccount) => [
+    label,
+    String(a.steps),
+    String(a.input),
+    String(a.cachedInput),
+    String(a.output),
+    a.costUsd === null ? '-' : `$${a.costUsd.toFixed(4)}`,
+  ];
+  for (const [role, a] of Object.entries(s.perRole)) rows.push(row(`role ${role} (${a.agents})`, a));
+  const agents = Object.entries(s.perAgent).sort(
+    ([an, a], [bn, b]) => tokensOf(b) - tokensOf(a) || an.localeCompare(bn),
+  );
+  for (const [name, a] of agents.slice(0, TOP_AGENTS)) rows.push(row(`${name} [${a.role}]`, a));
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const out = rows.map(
+    (r) =>
+      `    ${r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ')}`,
+  );
+  const more = agents.length - TOP_AGENTS;
+  if (more > 0) out.push(`    … and ${more} more agent(s) (colony show RUN --json has them all)`);
+  return ['  tokens by role and agent (top by tokens):', ...out];
+}
+
+function tokensOf(a: TokenAccount): number {
+  return a.input + a.cachedInput + a.output;
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
 }

@@ -3,6 +3,16 @@
  * of `run --json` agree).
  */
 import type { RunStatus, StoredEvent, UsageTotals } from '../core/events.js';
+import { computeMetrics, type UsageAccount } from './metrics.js';
+
+/** Tokens and cost of one agent or role: uncached input, cached input and output apart. */
+export interface TokenAccount {
+  steps: number;
+  input: number;
+  cachedInput: number;
+  output: number;
+  costUsd: number | null;
+}
 
 export interface RunSummary {
   runId: string;
@@ -23,7 +33,18 @@ export interface RunSummary {
   resultBranch: string | null;
   verify: { command: string; passed: boolean; exitCode: number | null } | null;
   limitsHit: Array<{ limit: string; value: number; used: number }>;
+  /** orchestrated: the acceptance check's last round (0 = the first check), or null without --accept. */
+  acceptance: { round: number; passed: boolean } | null;
   events: number;
+  // Team metrics (src/swarm/metrics.ts; docs/orchestrated.md).
+  criticalSteps: number;
+  totalSteps: number;
+  parallelism: number;
+  agentsFinished: number;
+  finishRate: number;
+  coordinationShare: number;
+  perAgent: Record<string, TokenAccount & { role: string }>;
+  perRole: Record<string, TokenAccount & { agents: number }>;
 }
 
 export function emptyTokens(): UsageTotals {
@@ -49,7 +70,9 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
     resultBranch: null,
     verify: null,
     limitsHit: [],
+    acceptance: null,
     events: events.length,
+    ...teamMetrics(events),
   };
   let startMs: number | null = null;
   let endMs: number | null = null;
@@ -86,7 +109,14 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
         break;
       case 'verify.finished': {
         const data = (event as StoredEvent<'verify.finished'>).data;
+        // The run's own verify is run-level; agent-level ones (e.g. the acceptance check) are not it.
+        if (event.agent !== null && summary.verify !== null) break;
         summary.verify = { command: data.command, passed: data.passed, exitCode: data.exitCode };
+        break;
+      }
+      case 'acceptance.finished': {
+        const { round, passed } = (event as StoredEvent<'acceptance.finished'>).data;
+        summary.acceptance = { round, passed };
         break;
       }
       case 'limit.hit':
@@ -109,6 +139,50 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
   if (summary.costUsd !== null) summary.costUsd = Math.round(summary.costUsd * 1e6) / 1e6;
   summary.wallClockMs = startMs !== null && endMs !== null ? endMs - startMs : 0;
   return summary;
+}
+
+type TeamFields = Pick<
+  RunSummary,
+  | 'criticalSteps'
+  | 'totalSteps'
+  | 'parallelism'
+  | 'agentsFinished'
+  | 'finishRate'
+  | 'coordinationShare'
+  | 'perAgent'
+  | 'perRole'
+>;
+
+function teamMetrics(events: readonly StoredEvent[]): TeamFields {
+  const m = computeMetrics(events);
+  const perAgent: TeamFields['perAgent'] = {};
+  for (const [name, a] of Object.entries(m.perAgent)) perAgent[name] = { role: a.role, ...tokenAccount(a) };
+  const perRole: TeamFields['perRole'] = {};
+  for (const [name, r] of Object.entries(m.perRole)) perRole[name] = { agents: r.agents, ...tokenAccount(r) };
+  return {
+    criticalSteps: m.criticalSteps,
+    totalSteps: m.totalSteps,
+    parallelism: round(m.parallelism, 1e3),
+    agentsFinished: m.agentsFinished,
+    finishRate: round(m.finishRate, 1e3),
+    coordinationShare: round(m.coordinationShare, 1e3),
+    perAgent,
+    perRole,
+  };
+}
+
+function tokenAccount(a: UsageAccount): TokenAccount {
+  return {
+    steps: a.steps,
+    input: a.tokens.input,
+    cachedInput: a.tokens.cachedInput,
+    output: a.tokens.output,
+    costUsd: a.costUsd === null ? null : round(a.costUsd, 1e6),
+  };
+}
+
+function round(value: number, scale: number): number {
+  return Math.round(value * scale) / scale;
 }
 
 export function exitCodeFor(status: RunStatus): number {
