@@ -4,6 +4,7 @@
  * the spec, so a resumed run keeps it), or the topology itself (peers: the goal is met). The first
  * cause wins; every agent sees one abort signal.
  */
+import { setMaxListeners } from 'node:events';
 import type { FinalRunStatus, StoredEvent } from '../core/events.js';
 import type { EventLog } from '../store/types.js';
 
@@ -25,6 +26,8 @@ export class RunControl {
     private readonly parent: AbortSignal,
     options: { deadlineAt?: string; log?: EventLog; runId?: string; stopPollMs?: number } = {},
   ) {
+    // Every agent of the run (up to thousands) listens to this one signal.
+    setMaxListeners(0, this.controller.signal);
     if (parent.aborted) this.onParentAbort();
     else parent.addEventListener('abort', this.onParentAbort, { once: true });
     if (options.deadlineAt) this.armDeadline(options.deadlineAt);
