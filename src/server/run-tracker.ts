@@ -4,6 +4,7 @@
  * open dashboards cost one query per tick, not N.
  */
 import type { EventLog } from '../store/index.js';
+import type { EventPageReader } from './event-reader.js';
 import { RunState } from './run-state.js';
 
 const PAGE = 10_000;
@@ -13,6 +14,8 @@ const MAX_TRACKED = 16;
 export interface TrackerOptions {
   /** How often a watched run's log is polled for new events (default 250 ms). */
   pollMs?: number;
+  /** Reads pages of events for the fold (default: the EventLog's full events). */
+  readPage?: EventPageReader;
 }
 
 interface Tracked {
@@ -25,6 +28,7 @@ interface Tracked {
 export class RunTracker {
   private readonly runs = new Map<string, Tracked>();
   private readonly pollMs: number;
+  private readonly readPage: EventPageReader;
   private closed = false;
 
   constructor(
@@ -32,6 +36,8 @@ export class RunTracker {
     options: TrackerOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250;
+    this.readPage =
+      options.readPage ?? ((runId, afterSeq, limit) => this.log.read(runId, { afterSeq, limit }));
   }
 
   private tracked(runId: string): Tracked {
@@ -63,7 +69,7 @@ export class RunTracker {
     t.refreshing ??= (async () => {
       try {
         for (;;) {
-          const page = await this.log.read(t.state.runId, { afterSeq: t.state.lastSeq, limit: PAGE });
+          const page = await this.readPage(t.state.runId, t.state.lastSeq, PAGE);
           for (const event of page) t.state.apply(event);
           if (page.length < PAGE) break;
         }
