@@ -236,6 +236,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         defaultMaxSteps: spec.maxSteps,
         runAttempt,
         runOnMain,
+        scrub: (value) => ctx.scrubber.scrubValue(value),
       };
       try {
         outcome = await runWorkflow(loaded.program, host, { args: source.args });

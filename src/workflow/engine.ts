@@ -49,7 +49,7 @@ export async function runWorkflow(
     kind: K,
     data: EventInput<K>['data'],
     agent: string | null = null,
-  ) => host.log.append({ runId: host.runId, agent, kind, data });
+  ) => host.log.append({ runId: host.runId, agent, kind, data: host.scrub(data) });
   const w = createWorkflow(host, replay, emit, options);
   let outcome: WorkflowOutcome;
   try {

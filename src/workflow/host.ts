@@ -47,6 +47,8 @@ export interface WorkflowHost {
   runAttempt(request: AttemptRequest): Promise<AttemptResult>;
   /** Runs a command in a clean checkout of hub main. */
   runOnMain(command: string): Promise<CommandOutcome>;
+  /** Removes secret values from data before it is logged (step results, the program's result). */
+  scrub<T>(value: T): T;
 }
 
 export type Emit = <K extends EventKind>(

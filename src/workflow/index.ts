@@ -3,7 +3,7 @@ import type { WorkflowProgram } from './types.js';
 
 export { type EngineOptions, runWorkflow, type WorkflowOutcome } from './engine.js';
 export type { AttemptOutcome, AttemptRequest, AttemptResult, CommandOutcome, WorkflowHost } from './host.js';
-export { type AgentSlots, LocalSlots, type SlotResult } from './limiter.js';
+export type { AgentSlots, SlotResult } from './limiter.js';
 export {
   type LoadedProgram,
   loadProgram,

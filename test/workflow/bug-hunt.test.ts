@@ -25,7 +25,7 @@ beforeAll(async () => {
     file: join(import.meta.dirname, '..', '..', 'examples', 'workflows', 'bug-hunt.ts'),
     repo,
     policy: bugHuntDemoPolicy,
-    args: { test: 'node --test test/' },
+    args: { test: 'node --test test/', fixers: '6' },
     verify: 'node --test test/',
     mergeVerify: PEERS_DEMO_MERGE_VERIFY,
   });
