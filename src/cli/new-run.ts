@@ -50,7 +50,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
           ...(input.integrators ? { integrators: input.integrators } : {}),
         }
       : {}),
-    ...(input.topology === 'orchestrated' ? { concurrency: input.concurrency } : {}),
+    ...(input.topology === 'orchestrated' ? orchestratedFields(input) : {}),
     deadlineAt: new Date(Date.now() + (parseDurationMs(config.deadline) ?? 0)).toISOString(),
     repo: repo.topLevel,
     goal: input.goal,
@@ -74,7 +74,31 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
   };
   const provider = providerFor(spec, env);
   if (!provider.ok) throw new UsageError(provider.error);
+  for (const [name, profile] of Object.entries(spec.profiles ?? {})) {
+    if (!profile.model) continue;
+    const own = providerFor({ ...spec, model: profile.model }, env);
+    if (!own.ok) throw new UsageError(`profile "${name}": ${own.error}`);
+  }
   return { spec, provider: provider.provider, dirty: repo.dirty };
+}
+
+/** orchestrated: limits, profiles and the acceptance check from config (flags already merged in). */
+function orchestratedFields(input: NewRunInput): Partial<RunSpec> {
+  const { config } = input;
+  const limits = config.limits ?? {};
+  const profiles = Object.fromEntries(
+    Object.entries(config.profiles ?? {}).map(([name, p]) => [
+      name,
+      { base: p.base, model: p.model, maxSteps: p.maxSteps, prompt: p.system },
+    ]),
+  );
+  return {
+    concurrency: input.concurrency ?? limits.concurrency,
+    maxStartsPerAgent: limits.maxStartsPerAgent,
+    maxAgents: limits.maxAgents,
+    ...(Object.keys(profiles).length > 0 ? { profiles } : {}),
+    ...(config.accept ? { accept: config.accept, acceptRounds: config.acceptRounds } : {}),
+  };
 }
 
 export async function recordNewRun(store: Store, spec: RunSpec): Promise<void> {

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { PROFILE_NAMES } from '../agent/profiles.js';
 import { parseDurationMs } from './duration.js';
 
 const pricesSchema = z.object({
@@ -28,6 +29,26 @@ const durationSchema = z
   .string()
   .refine((text) => (parseDurationMs(text) ?? 0) > 0, 'expected a duration like 90s, 15m, 6h or 1d');
 
+/** A profile of the orchestrated topology: a built-in base tool set plus its own model, step cap, role prompt. */
+export const profileSchema = z
+  .object({
+    base: z.enum(PROFILE_NAMES),
+    model: z.string().min(1).optional(),
+    maxSteps: z.number().int().positive().optional(),
+    /** Prepended to the system prompt the lead gives a subagent of this profile. */
+    system: z.string().optional(),
+  })
+  .strict();
+
+/** Scheduler limits (docs/scheduler.md); unset ones keep the scheduler's defaults. */
+export const limitsSchema = z
+  .object({
+    concurrency: z.number().int().positive().optional(),
+    maxStartsPerAgent: z.number().int().positive().optional(),
+    maxAgents: z.number().int().positive().optional(),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     model: z.string().min(1),
@@ -48,6 +69,15 @@ export const configSchema = z
     deadline: durationSchema,
     /** peers: a peer with no event for this long gets a nudge; after twice as long it is stalled. */
     idle: durationSchema,
+    /** orchestrated: profiles beyond (or overriding) the built-in ones; names like subagent names. */
+    profiles: z
+      .record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'profile names are lower-case'), profileSchema)
+      .optional(),
+    limits: limitsSchema.optional(),
+    /** orchestrated: the acceptance check after the team finishes (failures go back to their owners). */
+    accept: z.string().min(1).optional(),
+    /** orchestrated: fix rounds of the acceptance check at most (default 2). */
+    acceptRounds: z.number().int().nonnegative().optional(),
   })
   .strict();
 
@@ -95,7 +125,16 @@ export function loadConfig(options: {
     if (value === undefined || value === '') continue;
     fromEnv[key] = key === 'model' || key === 'deadline' ? value : Number(value);
   }
-  const merged = { ...DEFAULT_CONFIG, ...fileResult.value, ...fromEnv, ...definedOnly(options.flags) };
+  const merged: Record<string, unknown> = {
+    ...DEFAULT_CONFIG,
+    ...fileResult.value,
+    ...fromEnv,
+    ...definedOnly(options.flags),
+  };
+  // Limits merge key by key (a flag for one limit keeps the file's others).
+  const fileLimits = fileResult.value.limits;
+  if (options.flags.limits && fileLimits && typeof fileLimits === 'object')
+    merged.limits = { ...fileLimits, ...definedOnly(options.flags.limits) };
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const where = fileResult.path ? ` (config file ${fileResult.path}, environment or flags)` : '';

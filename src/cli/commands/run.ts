@@ -31,13 +31,20 @@ never touched. The result is fetched into your repository as the branch colony/<
                        reject them; merges wait for an integrator (default 0: the queue lands them)
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
+  --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
+                       each failure goes back, as a new task, to the subagent that owns the files
+  --accept-rounds N    orchestrated: fix rounds of the acceptance check at most (default 2)
+  --max-starts-per-agent N  most starts of one named agent (default 1000; then thread_limit_error)
+  --max-agents N       most agents in the run (default 4096)
   --deadline DURATION  end the run as deadline_exceeded after this long (default 24h), e.g. 6h
   --max-steps N        step cap (default 100)
   --budget-usd X       hard money limit
   --budget-tokens N    hard token limit
   --profile NAME       coder (default), explore or reviewer
   --stream             stream model responses
-  --config FILE        config file (default ./colony.json if present)
+  --config FILE        config file (default ./colony.json if present); it may define
+                       "profiles" {name: {base, model?, maxSteps?, system?}}, "limits"
+                       {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds"
   --json               one JSON object per event, the run summary last`;
 
 const OPTIONS = {
@@ -54,6 +61,10 @@ const OPTIONS = {
   'merge-verify': { type: 'string' },
   integrators: { type: 'string' },
   idle: { type: 'string' },
+  accept: { type: 'string' },
+  'accept-rounds': { type: 'string' },
+  'max-starts-per-agent': { type: 'string' },
+  'max-agents': { type: 'string' },
   deadline: { type: 'string' },
   'max-steps': { type: 'string' },
   'budget-usd': { type: 'string' },
@@ -75,6 +86,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
   if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
   const topology = topologyFlags(values);
+  const team = teamFlags(values, topology.topology);
   const loaded = loadConfig({
     flags: {
       model: values.model,
@@ -89,6 +101,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       stream: values.stream,
       deadline: values.deadline,
       idle: values.idle,
+      ...team,
     },
     env: process.env,
     configFile: values.config,
@@ -141,6 +154,42 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
     return exitCodeFor(summary.status);
   });
+}
+
+/** orchestrated: the acceptance check and scheduler limits from flags (validated here). */
+function teamFlags(
+  values: Record<string, string | boolean | undefined>,
+  topology: TopologyFlags['topology'],
+): { accept?: string; acceptRounds?: number; limits?: { maxStartsPerAgent?: number; maxAgents?: number } } {
+  const text = (name: string) => values[name] as string | undefined;
+  const accept = text('accept');
+  // 0 rounds is valid: check once, route nothing.
+  const rounds = text('accept-rounds');
+  const acceptRounds = rounds?.trim() === '0' ? 0 : numberFlag(rounds, 'accept-rounds', 'int');
+  const maxStarts = numberFlag(text('max-starts-per-agent'), 'max-starts-per-agent', 'int');
+  const maxAgents = numberFlag(text('max-agents'), 'max-agents', 'int');
+  if ((accept !== undefined || acceptRounds !== undefined) && topology !== 'orchestrated')
+    throw new UsageError('run: --accept and --accept-rounds need --topology orchestrated');
+  if (accept !== undefined && accept.trim() === '') throw new UsageError('run: --accept must not be empty');
+  if ((maxStarts !== undefined || maxAgents !== undefined) && topology !== 'orchestrated')
+    throw new UsageError('run: --max-starts-per-agent and --max-agents need --topology orchestrated');
+  for (const [flag, value] of [
+    ['max-starts-per-agent', maxStarts],
+    ['max-agents', maxAgents],
+  ] as const)
+    if (value !== undefined && value < 1) throw new UsageError(`run: --${flag} must be at least 1`);
+  const limits =
+    maxStarts !== undefined || maxAgents !== undefined
+      ? {
+          ...(maxStarts !== undefined ? { maxStartsPerAgent: maxStarts } : {}),
+          ...(maxAgents !== undefined ? { maxAgents } : {}),
+        }
+      : undefined;
+  return {
+    ...(accept !== undefined ? { accept } : {}),
+    ...(acceptRounds !== undefined ? { acceptRounds } : {}),
+    ...(limits ? { limits } : {}),
+  };
 }
 
 interface TopologyFlags {
