@@ -105,6 +105,9 @@ describe('colony workflow', () => {
       .find((e) => e?.kind === 'workflow.finished');
     expect(finished?.data).toEqual({ ok: true, value: EXPECTED });
 
+    const chain = await colony(['verify', runId as string]);
+    expect(chain.code, chain.stdout + chain.stderr).toBe(0);
+
     // Completed steps were replayed from the log: no request for their tasks after the kill.
     for (const item of ['alpha', 'beta', 'gamma']) {
       expect(requestsByTask.get(`[look] ${item}`)).toBe(2);
@@ -115,6 +118,16 @@ describe('colony workflow', () => {
       expect(requestsByTask.get(`[judge] saw-${item}`)).toBeGreaterThanOrEqual(2);
       expect(requestsByTask.get(`[judge] saw-${item}`)).toBeLessThanOrEqual(3);
     }
+  });
+
+  it('colony demo review runs the review example and prints CriticalSteps, parallelism and cost', async () => {
+    const demo = await colony(['demo', 'review']);
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).toContain('8 risks reported, 7 after de-duplication');
+    expect(demo.stdout).toMatch(/1\. \[critical\] src\/db\/query\.js:4 .*found by src\/api and src\/db/);
+    expect(demo.stdout).toMatch(
+      /CriticalSteps 6 \(stages: explore 5, merge 1\), total steps 15, parallelism 2\.50, cost \$/,
+    );
   });
 
   it('rejects bad usage with exit code 2', async () => {
