@@ -17,6 +17,7 @@ import { executeDurably } from './durable.js';
 import { observeLog } from './observed-log.js';
 import { orchestratedPhases } from './orchestrated.js';
 import { peersPhases } from './peers.js';
+import { RateGate } from './rate-gate.js';
 import { RunControl } from './run-control.js';
 import type { RunSpec } from './run-spec.js';
 import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
@@ -99,11 +100,24 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       log: store.log,
       runId: spec.runId,
     });
+    // One rate gate for the whole run: a 429 anywhere lowers the run's concurrent model requests.
+    const gate = new RateGate({
+      onShrink: ({ value, used }) => {
+        log
+          .append({
+            runId: spec.runId,
+            agent: null,
+            kind: 'limit.hit',
+            data: { limit: 'model_concurrency', value, used },
+          })
+          .catch(() => {});
+      },
+    });
     const context: SoloContext = {
       spec,
       home: store.home,
       log,
-      provider: options.provider,
+      provider: gate.wrap(options.provider),
       scrubber,
       signal: control.signal,
       endCause: () => control.cause,
@@ -128,7 +142,10 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
         : spec.topology === 'orchestrated'
           ? orchestratedPhases({
               ...context,
-              providerForModel: (model) => providerFor({ ...spec, model }, options.env),
+              providerForModel: (model) => {
+                const built = providerFor({ ...spec, model }, options.env);
+                return built.ok ? { ok: true, provider: gate.wrap(built.provider) } : built;
+              },
             })
           : soloPhases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;

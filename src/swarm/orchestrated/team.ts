@@ -70,6 +70,10 @@ export class Team {
   readonly tasks = new Map<string, TaskRecord>();
   private readonly byCall = new Map<string, string>();
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** subagent.created appends of this process, awaited by each subagent's first task. */
+  private readonly createdWrites = new Map<string, Promise<unknown>>();
+  /** Subagents whose log may hold events (found at load, or run by this process). */
+  private readonly mayHaveHistory = new Set<string>();
   private taskCount = 0;
 
   constructor(private readonly options: TeamOptions) {}
@@ -94,6 +98,7 @@ export class Team {
       } else if (event.kind === 'task.assigned') {
         const d = (event as StoredEvent<'task.assigned'>).data;
         this.tasks.set(d.task, { ...d });
+        this.mayHaveHistory.add(d.agent);
         this.byCall.set(callKey(d.leadStep, d.callId), d.task);
         this.taskCount++;
       } else {
@@ -154,13 +159,17 @@ export class Team {
       }),
     };
     this.subagents.set(name, subagent);
-    await this.emit(LEAD_AGENT, 'subagent.created', {
+    // Not awaited here (a lead turn creating 1,000 subagents would wait one commit per call); the
+    // subagent's first task waits for it before anything else is logged for that subagent.
+    const created = this.emit(LEAD_AGENT, 'subagent.created', {
       name,
       profile: profile.profile.name,
       model: subagent.model,
       maxSteps: subagent.maxSteps,
       systemPrompt: subagent.systemPrompt,
     });
+    created.catch(() => {}); // surfaced by the first task's await below
+    this.createdWrites.set(name, created);
     return {
       isError: false,
       content: `created subagent "${name}" (profile ${profile.profile.name}, model ${subagent.model}, ${subagent.maxSteps} steps per task)`,
@@ -209,10 +218,12 @@ export class Team {
   }
 
   private async runTask(task: TaskRecord, fresh: boolean): Promise<ToolResult> {
-    const { log, runId, scheduler } = this.options;
+    const { scheduler } = this.options;
     if (fresh) {
-      // The lead's response that asked for this task is committed before the task has any effect.
-      await log.flush();
+      // The lead's response that asked for this task is committed before the task has any effect: the
+      // log commits in append order, so once task.assigned (appended after it) is committed, so is it.
+      // (A log.flush() here waited for the log to go idle, which 64 busy agents may never let happen.)
+      await this.createdWrites.get(task.agent);
       await this.emit(LEAD_AGENT, 'task.assigned', {
         task: task.task,
         agent: task.agent,
@@ -246,7 +257,6 @@ export class Team {
     }
     task.finished = finished;
     await this.emit(task.agent, 'task.finished', finished);
-    void runId;
     return resultFor(finished);
   }
 
@@ -255,7 +265,11 @@ export class Team {
     const { log, runId } = this.options;
     const subagent = this.subagents.get(task.agent);
     if (!subagent) throw new Error(`subagent ${task.agent} vanished`);
-    const history = [...(await log.read(runId, { agent: task.agent }))];
+    // A subagent that never ran (not in the log at load, not run by this process) has no history.
+    const history = this.mayHaveHistory.has(task.agent)
+      ? [...(await log.read(runId, { agent: task.agent }))]
+      : [];
+    this.mayHaveHistory.add(task.agent);
     const opened = history.filter((e) => e.kind === 'task.started') as StoredEvent<'task.started'>[];
     let mine = opened.find((e) => e.data.task === task.task);
     const tools = await this.toolsFor(subagent);
@@ -271,28 +285,33 @@ export class Team {
         steps: 0,
       };
     }
-    if (!history.some((e) => e.kind === 'agent.started')) {
-      history.push(
-        await this.emit(task.agent, 'agent.started', {
+    // agent.started and task.started are appended together so they share one commit.
+    const agentStarted = history.some((e) => e.kind === 'agent.started')
+      ? null
+      : this.emit(task.agent, 'agent.started', {
           profile: subagent.profile.name,
           model: subagent.model,
           task: task.prompt,
           system: subagent.systemPrompt,
           tools: tools.tools.map((t) => t.spec.name),
           maxSteps: subagent.maxSteps,
-        }),
-      );
+        });
+    const taskStarted = mine
+      ? null
+      : this.emit(task.agent, 'task.started', {
+          task: task.task,
+          prompt: task.prompt,
+          index: opened.length,
+          stepsBefore: history.filter((e) => e.kind === 'model.response').length,
+        });
+    taskStarted?.catch(() => {}); // awaited below, after agent.started
+    if (agentStarted) history.push(await agentStarted);
+    if (taskStarted) {
+      const opening: StoredEvent<'task.started'> = await taskStarted;
+      history.push(opening);
+      mine = opening;
     }
-    if (!mine) {
-      const stepsBefore = history.filter((e) => e.kind === 'model.response').length;
-      mine = await this.emit(task.agent, 'task.started', {
-        task: task.task,
-        prompt: task.prompt,
-        index: opened.length,
-        stepsBefore,
-      });
-      history.push(mine);
-    }
+    if (!mine) throw new Error(`task ${task.task} has no task.started event`);
     const first = (history.find((e) => e.kind === 'task.started') as StoredEvent<'task.started'>).data;
     const provider = this.options.providerFor(subagent.model);
     if (!provider.ok) throw new Error(provider.error);

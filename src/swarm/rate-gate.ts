@@ -1,0 +1,151 @@
+/**
+ * Backpressure on rate limits (issue 5): one gate per run, wrapped around every provider of the run,
+ * so a 429 slows the whole run's request rate, not only the agent that got it. AIMD on the number of
+ * model requests in flight:
+ *   - unbounded until the first rate-limit signal (a `rate_limit` retry or a final `rate_limit` error);
+ *   - on a rate-limit signal: limit = max(1, ⌊min(limit, in flight) / 2⌋);
+ *   - after `limit` successes in a row (about one window of requests): limit + 1 (up to `max`).
+ * One burst of 429s (many calls failing together) halves once: a signal from a call that began (or
+ * last retried) before the latest decrease is already accounted for. A call keeps its slot while
+ * the HTTP layer retries it; new calls queue (FIFO) until the in-flight count is under the limit.
+ */
+import type { CallOptions, ModelResult, Provider } from '../model/types.js';
+
+export interface RateGateOptions {
+  /** Highest limit the additive increase goes to (default: unbounded). */
+  max?: number;
+  /** Called on each decrease, with the new limit and the requests in flight then. */
+  onShrink?: (info: { value: number; used: number }) => void;
+}
+
+export interface RateGateStats {
+  /** Current limit (null: unbounded, no rate limit seen yet). */
+  limit: number | null;
+  inFlight: number;
+  waiting: number;
+  shrinks: number;
+  /** Highest in-flight count seen at a start since the last decrease. */
+  peakSinceShrink: number;
+}
+
+interface Waiter {
+  wake(granted: boolean): void;
+}
+
+export class RateGate {
+  private limit = Number.POSITIVE_INFINITY;
+  private inFlight = 0;
+  private streak = 0;
+  /** Bumped on every decrease; a call remembers the epoch it started (or last retried) in. */
+  private epoch = 0;
+  private shrinks = 0;
+  private peakSinceShrink = 0;
+  private readonly waiters: Waiter[] = [];
+
+  constructor(private readonly options: RateGateOptions = {}) {}
+
+  /** The provider with every call going through this gate. */
+  wrap(inner: Provider): Provider {
+    return {
+      model: inner.model,
+      call: (request, options) => this.call(inner, request, options),
+    };
+  }
+
+  stats(): RateGateStats {
+    return {
+      limit: Number.isFinite(this.limit) ? this.limit : null,
+      inFlight: this.inFlight,
+      waiting: this.waiters.length,
+      shrinks: this.shrinks,
+      peakSinceShrink: this.peakSinceShrink,
+    };
+  }
+
+  private async call(
+    inner: Provider,
+    request: Parameters<Provider['call']>[0],
+    options: CallOptions = {},
+  ): Promise<ModelResult> {
+    if (!(await this.acquire(options.signal))) {
+      return { ok: false, error: { kind: 'aborted', message: 'the call was aborted', attempts: 0 } };
+    }
+    let epoch = this.epoch;
+    try {
+      const result = await inner.call(request, {
+        ...options,
+        onRetry: (info) => {
+          if (info.error.kind === 'rate_limit') this.rateLimited(epoch);
+          epoch = this.epoch;
+          options.onRetry?.(info);
+        },
+      });
+      if (result.ok) this.succeeded();
+      else if (result.error.kind === 'rate_limit') this.rateLimited(epoch);
+      return result;
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(signal: AbortSignal | undefined): Promise<boolean> | boolean {
+    if (signal?.aborted) return false;
+    if (this.inFlight < this.limit && this.waiters.length === 0) {
+      this.take();
+      return true;
+    }
+    return new Promise<boolean>((resolve) => {
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        resolve(false);
+      };
+      const waiter: Waiter = {
+        wake: (granted) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(granted);
+        },
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private take(): void {
+    this.inFlight++;
+    if (this.inFlight > this.peakSinceShrink) this.peakSinceShrink = this.inFlight;
+  }
+
+  private release(): void {
+    this.inFlight--;
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.limit) {
+      const next = this.waiters.shift();
+      if (!next) return;
+      this.take();
+      next.wake(true);
+    }
+  }
+
+  private rateLimited(callEpoch: number): void {
+    if (callEpoch < this.epoch) return; // this burst already halved the limit
+    const used = this.inFlight;
+    this.limit = Math.max(1, Math.floor(Math.min(this.limit, used) / 2));
+    this.epoch++;
+    this.shrinks++;
+    this.streak = 0;
+    this.peakSinceShrink = 0;
+    this.options.onShrink?.({ value: this.limit, used });
+  }
+
+  private succeeded(): void {
+    if (!Number.isFinite(this.limit)) return;
+    if (++this.streak < this.limit) return;
+    this.streak = 0;
+    this.limit = Math.min(this.options.max ?? Number.POSITIVE_INFINITY, this.limit + 1);
+    this.pump();
+  }
+}
