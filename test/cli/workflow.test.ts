@@ -120,6 +120,35 @@ describe('colony workflow', () => {
     }
   });
 
+  it('fails a resumed program that asks a started step something else (the determinism rule)', async () => {
+    const repo = await makeRepo({ 'README.md': '# r\n' });
+    const program = join(import.meta.dirname, '..', 'workflow', 'fixtures', 'nondeterministic.ts');
+    const first = startColony(
+      [
+        'workflow',
+        program,
+        '--repo',
+        repo.dir,
+        '--model',
+        'openai-chat:fake',
+        '--base-url',
+        fake.url,
+        '--json',
+      ],
+      cliEnv(),
+    );
+    expect(await killWhen(first, (e) => e.kind === 'step.started', 50), first.stderr()).toBe(true);
+    const runId = await first.runId;
+    const resumed = await colony(['resume', runId as string, '--json']);
+    expect(resumed.code).toBe(1);
+    const summary = JSON.parse(resumed.stdout.trim().split('\n').at(-1) ?? '{}') as {
+      status?: string;
+      reason?: string;
+    };
+    expect(summary.status).toBe('failed');
+    expect(summary.reason).toContain('the program is not deterministic');
+  });
+
   it('colony demo review runs the review example and prints CriticalSteps, parallelism and cost', async () => {
     const demo = await colony(['demo', 'review']);
     expect(demo.code, demo.stderr).toBe(0);
