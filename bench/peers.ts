@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     await recordNewRun(store, spec);
     const chars = { coordination: 0, total: 0 };
     const provider = measuringProvider(
-      createScriptedProvider(peersBenchPolicy(files), { latencyMs, promptCache: true }),
+      createScriptedProvider(peersBenchPolicy(), { latencyMs, promptCache: true }),
       chars,
     );
     const postgres = cachedTree(pm);

@@ -1,9 +1,10 @@
 /**
  * The scripted peer of the peers scale benchmark. Every peer runs the protocol of prompts/peer.md on
- * a synthetic repository of N independent files (`files/fNNNNN.txt`, each "broken"): gather
- * (context_read), claim one file picked at random among those it does not know to be taken or
- * landed, fix it, merge_request, release, and back to gathering — until it knows of nothing left.
- * A conflict (two peers picking the same file before seeing each other's CLAIM) makes it pick again.
+ * a synthetic repository of N independent files (`files/fNNNNN.txt`, each "broken"): gather (`sync`
+ * main into its worktree, `grep` what is still broken, `context_read` the CLAIMs), claim one file
+ * picked at random among those still broken and not held by others, fix it, merge_request, release,
+ * and gather again — until nothing is broken. A conflict (two peers picking the same file before
+ * seeing each other's CLAIM) makes it pick again.
  * The policy is a function of the request alone (the conversation), so it works after a resume.
  */
 
@@ -29,39 +30,45 @@ const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
   toolCalls: [{ name, arguments: args }],
 });
 
-export function peersBenchPolicy(files: number): ScriptedPolicy {
+export function peersBenchPolicy(): ScriptedPolicy {
   return (request: ModelRequest) => {
     const id = /Your peer ID is (peer-(\d+))\.$/.exec(request.system);
     if (!id) return { text: 'no peer ID in the system prompt' };
     const calls: Call[] = request.messages.flatMap((m) =>
       m.role === 'assistant' ? (m.toolCalls as Call[]) : [],
     );
+    // One tool call per turn: results pair with calls by position.
     const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     const last = calls.at(-1);
     const lastResult = results.at(-1) ?? '';
-    if (!last) return call('context_read', {});
+    // Gather: sync (main into the worktree), list what is still broken, read the shared context.
+    if (!last || last.name === 'release') return call('sync', {});
+    if (last.name === 'sync') return call('bash', { command: 'grep -rl broken files || true' });
+    if (last.name === 'bash') return call('context_read', { kinds: ['CLAIM'], limit: 200 });
 
-    // What this peer knows: files landed or claimed by others (from context_read), files it tried.
+    // What this peer knows: the broken files of its last look, minus those others hold or it tried.
+    const lastLook = results[calls.map((c) => c.name).lastIndexOf('bash')] ?? '';
+    const broken = [...new Set(lastLook.match(/files\/f\d+\.txt/g) ?? [])];
     const taken = new Set<string>();
-    for (const result of results) {
-      for (const match of result.matchAll(/#\d+ (?:PATCH|CLAIM) \S+ \[([^\]]*)\]/g))
+    const lastGather = calls.map((c) => c.name).lastIndexOf('sync');
+    for (const [i, result] of results.entries()) {
+      if (i < lastGather) continue;
+      for (const match of result.matchAll(/#\d+ CLAIM \S+ \[([^\]]*)\]/g))
         for (const file of (match[1] ?? '').split(', ')) taken.add(file);
     }
     const tried = calls
-      .filter((c) => c.name === 'claim')
-      .map((c) => (JSON.parse(c.arguments) as { scope: string }).scope);
+      .slice(lastGather)
+      .flatMap((c) => (c.name === 'claim' ? [(JSON.parse(c.arguments) as { scope: string }).scope] : []));
     for (const file of tried) taken.add(file);
     const mine = tried.at(-1) ?? '';
 
     const pick = (): ScriptedTurn => {
-      // Seeded by peer and attempt, so a replayed conversation picks the same files.
-      const random = mulberry32(Number(id[2]) * 7919 + tried.length * 104729);
-      for (let attempt = 0; attempt < 64; attempt++) {
-        const file = fileName(Math.floor(random() * files));
-        if (!taken.has(file)) return call('claim', { scope: file, summary: `fix ${file}` });
-      }
-      const left = Array.from({ length: files }, (_, i) => fileName(i)).filter((f) => !taken.has(f));
-      if (left.length === 0) return { text: `${id[1]}: nothing left that I know of` };
+      const left = broken.filter((f) => !taken.has(f));
+      if (broken.length === 0) return { text: `${id[1]}: nothing is broken any more` };
+      // Everything left is held by others: look again (they may fail and release).
+      if (left.length === 0) return call('sync', {});
+      // Seeded by peer and step, so a replayed conversation picks the same files.
+      const random = mulberry32(Number(id[2]) * 7919 + calls.length * 104729);
       const file = left[Math.floor(random() * left.length)] as string;
       return call('claim', { scope: file, summary: `fix ${file}` });
     };
@@ -79,8 +86,6 @@ export function peersBenchPolicy(files: number): ScriptedPolicy {
           scope: mine,
           outcome: /landed/i.test(lastResult) ? 'landed' : 'not landed',
         });
-      case 'release':
-        return call('context_read', {});
       default:
         return { text: `${id[1]}: unexpected tool ${last.name}` };
     }
