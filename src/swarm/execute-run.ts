@@ -19,6 +19,8 @@ import { orchestratedPhases } from './orchestrated.js';
 import { peersPhases } from './peers.js';
 import { RateGate } from './rate-gate.js';
 import { RunControl } from './run-control.js';
+import type { RunSlot } from './run-slots.js';
+import { type RunSlotSettings, takeRunSlot } from './run-slots-run.js';
 import type { RunSpec } from './run-spec.js';
 import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
@@ -67,6 +69,8 @@ export interface ExecuteOptions {
   onEvent?: (event: StoredEvent) => void;
   /** True when resuming a run whose previous process died. */
   resumed: boolean;
+  /** The per-server cap of concurrent runs (default: 10, wait; see run-slots.ts). */
+  runSlots?: RunSlotSettings;
 }
 
 export type ExecuteResult = { ok: true; summary: RunSummary } | { ok: false; error: string };
@@ -82,8 +86,19 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
         `run ${spec.runId} is being executed by another live process; wait for it or stop it first`,
     };
   }
+  let slot: RunSlot | null = null;
   try {
     const log: EventLog = options.onEvent ? observeLog(store.log, options.onEvent) : store.log;
+    const taken = await takeRunSlot({
+      store,
+      runId: spec.runId,
+      log,
+      env: options.env,
+      signal: options.signal,
+      settings: options.runSlots,
+    });
+    if (!taken.ok) return taken;
+    slot = taken.slot;
     const scrubber = createScrubber([...secretValuesFromEnv(options.env), ...(options.extraSecrets ?? [])]);
     if (options.resumed) {
       await store.runs.setRunOwner(spec.runId, process.pid, hostname());
@@ -168,6 +183,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
     await log.flush();
     return { ok: true, summary: summarise(spec.runId, await store.log.read(spec.runId)) };
   } finally {
+    await slot?.release();
     await lock.release();
   }
 }

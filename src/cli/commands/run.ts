@@ -42,6 +42,9 @@ never touched. The result is fetched into your repository as the branch colony/<
   --budget-tokens N    hard token limit
   --profile NAME       coder (default), explore or reviewer
   --stream             stream model responses
+  --max-runs N         most runs at once on this server (store) (default 10, or COLONY_MAX_RUNS)
+  --wait-for-slot      when that many runs are running, wait for one to finish (the default)
+  --no-wait            fail at once instead of waiting for a run slot
   --config FILE        config file (default ./colony.json if present); it may define
                        "profiles" {name: {base, model?, maxSteps?, system?}}, "limits"
                        {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds"
@@ -71,6 +74,9 @@ const OPTIONS = {
   'budget-tokens': { type: 'string' },
   profile: { type: 'string' },
   stream: { type: 'boolean' },
+  'max-runs': { type: 'string' },
+  'wait-for-slot': { type: 'boolean' },
+  'no-wait': { type: 'boolean' },
   config: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -86,6 +92,16 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
   if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
   const topology = topologyFlags(values);
+  // The run-slot settings reach executeRun through its environment (COLONY_MAX_RUNS, COLONY_WAIT_FOR_SLOT).
+  if (values['no-wait'] && values['wait-for-slot'])
+    throw new UsageError('run: --no-wait and --wait-for-slot contradict each other');
+  const maxRuns = numberFlag(values['max-runs'], 'max-runs', 'int');
+  if (maxRuns !== undefined) {
+    if (maxRuns < 1) throw new UsageError('run: --max-runs must be at least 1');
+    process.env.COLONY_MAX_RUNS = String(maxRuns);
+  }
+  if (values['no-wait']) process.env.COLONY_WAIT_FOR_SLOT = '0';
+  if (values['wait-for-slot']) process.env.COLONY_WAIT_FOR_SLOT = '1';
   const team = teamFlags(values, topology.topology);
   const loaded = loadConfig({
     flags: {
