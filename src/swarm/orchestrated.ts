@@ -18,6 +18,8 @@ import { IntegrationQueue } from '../workspace/integration/index.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
+import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
+import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
@@ -174,6 +176,22 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
           },
           { log, scrubber: ctx.scrubber, budget, signal: ctx.signal, history },
         );
+        if (spec.accept && leadOutcome.status === 'done' && !ctx.signal.aborted) {
+          await runAcceptance({
+            runId: spec.runId,
+            log,
+            runDir: dir,
+            hubPath: workspace.hubPath,
+            commands: [...(spec.verify ? [spec.verify] : []), spec.accept],
+            setup: spec.setup,
+            env: ctx.commandEnv,
+            rounds: spec.acceptRounds ?? DEFAULT_ACCEPT_ROUNDS,
+            emit: (kind, data) => emit(kind, data, ACCEPTANCE_AGENT),
+            emitFinished: (data) => emit('acceptance.finished', data),
+            assign: (agent, prompt, callId) =>
+              team.assign({ agent, prompt }, { callId, step: ACCEPT_LEAD_STEP }),
+          });
+        }
       } finally {
         await queue.close();
       }
@@ -205,12 +223,41 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
         repo: spec.repo,
       });
       const outcome = leadOutcome ?? (await loggedLeadOutcome());
-      const { status, reason } = decideStatus(outcome, verified?.passed ?? null, ctx.endCause?.() ?? null);
+      const accepted = spec.accept ? await loggedAcceptance() : null;
+      const { status, reason } = withAcceptance(
+        decideStatus(outcome, verified?.passed ?? null, ctx.endCause?.() ?? null),
+        accepted,
+      );
       await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
       await ctx.setRunStatus(status);
       return { status, reason };
     },
   };
+
+  /** A run that would succeed fails when its acceptance check (if any) did not pass in the end. */
+  function withAcceptance(
+    decided: SoloResult,
+    accepted: { round: number; passed: boolean } | null,
+  ): SoloResult {
+    if (!spec.accept || decided.status !== 'succeeded') return decided;
+    if (!accepted) return { status: 'failed', reason: 'the acceptance check did not run' };
+    if (!accepted.passed)
+      return {
+        status: 'failed',
+        reason: `acceptance check failed on main after ${accepted.round} fix round(s): ${spec.accept}`,
+      };
+    return {
+      status: 'succeeded',
+      reason: `${decided.reason}; acceptance passed after ${accepted.round} fix round(s)`,
+    };
+  }
+
+  async function loggedAcceptance(): Promise<{ round: number; passed: boolean } | null> {
+    const rounds = (await log.read(spec.runId, {
+      kinds: ['acceptance.finished'],
+    })) as StoredEvent<'acceptance.finished'>[];
+    return rounds.at(-1)?.data ?? null;
+  }
 
   async function loggedLeadOutcome(): Promise<Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null> {
     const finished = (await log.read(spec.runId, { agent: LEAD_AGENT, kinds: ['agent.finished'] }))[0] as

@@ -1,0 +1,79 @@
+/**
+ * The acceptance check: the run's verify command and the accept command, run one after another on
+ * hub main in a clean detached checkout (setup first), like peers/verify-main.ts. Each command's
+ * result is logged as `verify.finished` by the `acceptance` pseudo-agent (agent-level, so it never
+ * stands in for the run's own final verify).
+ */
+import { join } from 'node:path';
+import type { EventInput, EventKind } from '../../core/events.js';
+import { git } from '../../workspace/git.js';
+import { HUB_MAIN } from '../../workspace/hub.js';
+import { runShellCommand } from '../../workspace/shell-command.js';
+
+export const ACCEPTANCE_AGENT = 'acceptance';
+/** Folder beside the agents' worktrees, so RunWorkspace.finish() removes it. */
+const ACCEPT_CHECKOUT = '.accept-main';
+
+export interface CheckResult {
+  command: string;
+  exitCode: number | null;
+  passed: boolean;
+  output: string;
+}
+
+export interface AcceptCheckOptions {
+  runDir: string;
+  hubPath: string;
+  /** Commands in order (verify, then accept); all run even when one fails. */
+  commands: string[];
+  setup?: string;
+  env: NodeJS.ProcessEnv;
+  emit: <K extends EventKind>(kind: K, data: EventInput<K>['data']) => Promise<unknown>;
+}
+
+/** Checks hub main as it is now; `checks` are the failing and passing commands in order. */
+export async function checkMain(
+  o: AcceptCheckOptions,
+): Promise<{ ok: true; commit: string; checks: CheckResult[] } | { ok: false; error: string }> {
+  const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: o.hubPath });
+  if (!head.ok) return { ok: false, error: `could not read hub main: ${head.stderr}` };
+  const commit = head.stdout.trim();
+  const checkout = join(o.runDir, 'worktrees', ACCEPT_CHECKOUT);
+  await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: o.hubPath });
+  await git(['worktree', 'prune'], { cwd: o.hubPath });
+  const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], { cwd: o.hubPath });
+  if (!added.ok) return { ok: false, error: `could not check out hub main: ${added.stderr}` };
+  const checks: CheckResult[] = [];
+  if (o.setup) {
+    const setup = await runShellCommand(o.setup, checkout, { env: o.env });
+    if (setup.exitCode !== 0) {
+      const output = `setup failed before the acceptance check:\n${setup.output}`;
+      for (const command of o.commands) {
+        checks.push({ command, exitCode: setup.exitCode, passed: false, output });
+        await o.emit('verify.finished', {
+          command,
+          exitCode: setup.exitCode,
+          passed: false,
+          output,
+          durationMs: setup.durationMs,
+          commit,
+        });
+      }
+      return { ok: true, commit, checks };
+    }
+  }
+  for (const command of o.commands) {
+    const result = await runShellCommand(command, checkout, { env: o.env });
+    const passed = result.exitCode === 0;
+    checks.push({ command, exitCode: result.exitCode, passed, output: result.output });
+    await o.emit('verify.finished', {
+      command,
+      exitCode: result.exitCode,
+      passed,
+      output: result.output,
+      durationMs: result.durationMs,
+      commit,
+    });
+  }
+  return { ok: true, commit, checks };
+}
