@@ -1,7 +1,8 @@
 /**
  * Team metrics computed from the event log alone (REFERENCE §1, §4):
  * - criticalSteps: with a lead (orchestrated), Σ over the lead's turns of (1 + the largest step count
- *   among the tasks that turn started); without one, every agent works in one parallel stage, so it
+ *   among the tasks that turn started); for a workflow program, its stage/DAG critical path
+ *   (src/workflow/critical-path.ts); otherwise every agent works in one parallel stage, so it
  *   is the largest step count of any agent.
  * - totalSteps: every model response of every agent; parallelism = totalSteps / criticalSteps.
  * - finishRate: agents whose last `agent.finished` is `done`, over agents started (spawn explosion).
@@ -12,6 +13,7 @@
  */
 import type { StoredEvent, UsageTotals } from '../core/events.js';
 import type { Usage } from '../model/types.js';
+import { workflowCriticalPath } from '../workflow/critical-path.js';
 
 export const COORDINATION_TOOLS: ReadonlySet<string> = new Set([
   'create_subagent',
@@ -135,6 +137,9 @@ export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
       leadTurns.push({ step, tasks, criticalSteps: 1 + longest });
     }
     criticalSteps = leadTurns.reduce((sum, turn) => sum + turn.criticalSteps, 0);
+  } else if (events.some((e) => e.kind === 'stage.started' || e.kind === 'step.started')) {
+    // A workflow program: its stages and DAG nodes give the critical path (src/workflow).
+    criticalSteps = workflowCriticalPath(events).criticalSteps;
   } else {
     criticalSteps = Math.max(0, ...Object.values(perAgent).map((a) => a.steps));
   }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoRepo } from '../../src/demo/demo-repo.js';
 import { reviewDemoPolicy } from '../../src/demo/review-policy.js';
 import type { Store } from '../../src/store/index.js';
+import { computeMetrics } from '../../src/swarm/metrics.js';
 import { workflowCriticalPath } from '../../src/workflow/critical-path.js';
 import { openTestStore } from '../helpers/db.js';
 import { ofKind, runWorkflowFile, type WorkflowRunResult } from './run-helper.js';
@@ -89,5 +90,9 @@ describe('review workflow', () => {
     ]);
     expect(path.criticalSteps).toBe(6);
     expect(path.totalSteps).toBe(run.summary.steps);
+    // The run metrics (colony show, --json) use the same stage critical path for a workflow.
+    const metrics = computeMetrics(run.events);
+    expect(metrics.criticalSteps).toBe(6);
+    expect(metrics.parallelism).toBeCloseTo(run.summary.steps / 6, 5);
   });
 });
