@@ -6,7 +6,7 @@ const HELP = `colony — run teams of LLM coding agents on a real git repository
 
 usage: colony <command> [options]
 
-  demo [solo]        run the bundled demo (scripted model, no key needed)
+  demo [NAME]        run a bundled demo: peers (default), solo, orchestrated, review (scripted)
   run                run an agent on a repository (colony run --help)
   workflow FILE      run a workflow program: agents in stages (colony workflow --help)
   resume RUN         finish a run whose process died
