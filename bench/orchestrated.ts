@@ -170,7 +170,8 @@ async function main(): Promise<void> {
       spans,
     );
 
-    const postgresProcs = cachedTree(pm);
+    // New backends are found every 5 s (a /proc scan costs ~1 ms per process, on this event loop).
+    const postgresProcs = cachedTree(pm, 5000);
     const rss = new RssSampler((): ProcStat[] => {
       const self = readProcStat(process.pid);
       return [...(self ? [self] : []), ...postgresProcs()];
