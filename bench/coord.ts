@@ -21,6 +21,7 @@ import {
   createCoordination,
   directMessageInjector,
 } from '../src/coord/index.js';
+import { seededRandom } from '../src/core/random.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { integrationFigures } from './integration.js';
 import { parseBenchArgs } from './lib/args.js';
@@ -33,17 +34,6 @@ function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 async function appendThroughput(coord: Coordination, writers: number, posts: number) {
@@ -135,7 +125,7 @@ async function directMessageLatency(
   messages: number,
 ) {
   const runId = `bench-dm-${Date.now().toString(36)}`;
-  const random = rng(7);
+  const random = seededRandom(7);
   const pending = new Map<number, Pending>();
   const latencies: number[] = [];
   const raw: number[] = [];
@@ -222,7 +212,7 @@ async function idleInjectorCost(coord: Coordination, agents: number) {
 
 async function claimBench(coord: Coordination, store: Store, claimants: number, ops: number) {
   const runId = `bench-claims-${Date.now().toString(36)}`;
-  const random = rng(42);
+  const random = seededRandom(42);
   const dirs = ['src', 'lib', 'test', 'docs'].flatMap((top) =>
     Array.from({ length: 15 }, (_, i) => `${top}/m${i}`),
   );

@@ -8,23 +8,13 @@
  * The policy is a function of the request alone (the conversation), so it works after a resume.
  */
 
+import { seededRandom } from '../../src/core/random.js';
 import type { ScriptedPolicy, ScriptedTurn } from '../../src/model/index.js';
 import type { ModelRequest } from '../../src/model/types.js';
 
 export const fileName = (i: number) => `files/f${String(i).padStart(5, '0')}.txt`;
 
 type Call = { name: string; arguments: string };
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
   toolCalls: [{ name, arguments: args }],
@@ -68,7 +58,7 @@ export function peersBenchPolicy(): ScriptedPolicy {
       // Everything left is held by others: look again (they may fail and release).
       if (left.length === 0) return call('sync', {});
       // Seeded by peer and step, so a replayed conversation picks the same files.
-      const random = mulberry32(Number(id[2]) * 7919 + calls.length * 104729);
+      const random = seededRandom(Number(id[2]) * 7919 + calls.length * 104729);
       const file = left[Math.floor(random() * left.length)] as string;
       return call('claim', { scope: file, summary: `fix ${file}` });
     };

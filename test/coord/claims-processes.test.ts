@@ -12,6 +12,7 @@ import {
   scopesOverlap,
 } from '../../src/coord/index.js';
 import type { StoredEvent } from '../../src/core/events.js';
+import { seededRandom } from '../../src/core/random.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { type CoordChild, ensureBuilt, spawnCoordChild } from './child.js';
@@ -28,17 +29,6 @@ afterAll(async () => {
   await coord.close();
   await store.close();
 });
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random set of overlapping-prone scopes: folders, files (with look-alike names) and task ids. */
 function randomScopes(random: () => number, n: number): string[] {
@@ -73,7 +63,7 @@ describe('claims across processes', () => {
     const children = await openChildren(3, { leaseMs: 60_000, heartbeatMs: 10_000 });
     try {
       for (const seed of [11, 22, 33, 44]) {
-        const random = rng(seed);
+        const random = seededRandom(seed);
         const runId = testRunId(`prop${seed}`);
         const scopes = randomScopes(random, 6 + Math.floor(random() * 10));
         const stats = await Promise.all(

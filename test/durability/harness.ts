@@ -12,6 +12,9 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { FakeStats } from '../fake-provider/server.js';
 
+/** Small deterministic RNG (mulberry32), so a failing kill schedule can be replayed from its seed. */
+export { seededRandom } from '../../src/core/random.js';
+
 const execFileAsync = promisify(execFile);
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -168,18 +171,6 @@ export async function killWhen(
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Small deterministic RNG (mulberry32), so a failing kill schedule can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Requests served more than once: the sum over keys of (count - 1). */
