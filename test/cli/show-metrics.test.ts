@@ -52,7 +52,7 @@ beforeAll(async () => {
         turn: {
           text: 'done',
           toolCalls: [],
-          stopReason: 'stop',
+          stopReason: 'end',
           usage: { input: i, cachedInput: 1000 * i, cacheWrite: 0, output: 7, reasoning: 0 },
           costUsd: null,
           model: 'm',

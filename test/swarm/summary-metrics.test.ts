@@ -33,7 +33,7 @@ function builder() {
       turn: {
         text: '',
         toolCalls: tools.map((name, i) => ({ id: `c${i}`, name, arguments: '{}' })),
-        stopReason: tools.length > 0 ? 'tool_calls' : 'stop',
+        stopReason: tools.length > 0 ? 'tool_calls' : 'end',
         usage: { ...usage, cacheWrite: 0, reasoning: 0 },
         costUsd: 0.001,
         model: 'm',
