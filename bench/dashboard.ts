@@ -11,24 +11,15 @@
  *   scrollLongTaskMs                     long-task time while scrolling the agent list and timeline to the end
  * Usage: npm run bench -- dashboard [--agents 1000] [--events 100000] [--keep]
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { EventInput } from '../src/core/events.js';
 import { startServer } from '../src/server/index.js';
 import { openStore } from '../src/store/index.js';
 import { parseBenchArgs } from './lib/args.js';
+import { assertChromium, launchChromium } from './lib/chromium.js';
 
-const CHROMIUM = process.env.COLONY_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const KINDS = ['FAIL', 'FACT', 'OBSERVED', 'PATCH'] as const;
 
 /** The synthetic run: per agent, model calls each followed by a tool call, plus coordination. */
@@ -153,8 +144,7 @@ async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   const agents = args.number('agents', 1000);
   const total = args.number('events', 100_000);
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: run scripts/ensure-chromium.sh`);
+  assertChromium();
   const home = mkdtempSync(join(tmpdir(), 'colony-bench-dash-'));
   const store = await openStore({ home, quiet: true, databaseUrl: '' });
   const runId = 'bench-dashboard';
@@ -199,7 +189,7 @@ async function main(): Promise<void> {
     await (await fetch(`${server.url}/api/runs/${runId}`)).arrayBuffer();
     const cachedViewMs = performance.now() - t;
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
       await page.addInitScript(() => {

@@ -3,19 +3,18 @@
  * in a real Chromium with every network request blocked, makes none, and draws its charts; the
  * charts are also written as .svg files.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { assertChromium, launchChromium } from '../../bench/lib/chromium.js';
 import { colony, lastJsonLine } from '../helpers/cli.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('colony report', () => {
   it('writes a self-contained page that renders offline, plus SVG charts', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/ensure-chromium.sh`);
+    // Fail before the (slow) demo run when Chromium is missing.
+    assertChromium();
     const parent = mkdtempSync(join(tmpdir(), 'colony-report-test-'));
     const demo = await colony(['demo', 'peers', '--dir', parent, '--json'], { timeoutMs: 240_000 });
     expect(demo.code, demo.stderr).toBe(0);
@@ -33,17 +32,7 @@ describe('colony report', () => {
     const html = readFileSync(page, 'utf8');
     expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=|@import|url\(/);
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const context = await browser.newContext();
       const pageUrl = pathToFileURL(page).href;

@@ -1,22 +1,2 @@
-/** Debian's Chromium through playwright-core, with the flags this machine kind needs. */
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
-
-export const CHROMIUM = process.env.COLONY_CHROMIUM ?? '/usr/bin/chromium';
-export const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** Fails loudly (never skips) when Chromium is missing: `npm test` installs it in pretest. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: run scripts/ensure-chromium.sh (npm test does it in pretest)`,
-    );
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
-}
+/** The browser tests' Chromium: one launcher shared with the dashboard bench (bench/lib/chromium.ts). */
+export { assertChromium, CHROMIUM, CHROMIUM_FLAGS, launchChromium } from '../../bench/lib/chromium.js';
