@@ -6,8 +6,8 @@
  * file, makes the fix, runs that module's test and answers. Only the decisions are canned.
  */
 import type { ScriptedPolicy, ScriptedTurn } from '../model/providers/scripted.js';
-import type { Message } from '../model/types.js';
 import { PEERS_DEMO_FIXES } from './peers-policy.js';
+import { toolCall as call, toolExchanges as exchanges, taskText } from './policy-helpers.js';
 
 export const BUG_HUNT_SLICES = [
   ['src/slugify.js', 'src/word-count.js', 'src/median.js'],
@@ -16,7 +16,7 @@ export const BUG_HUNT_SLICES = [
 ];
 
 export const bugHuntDemoPolicy: ScriptedPolicy = (request): ScriptedTurn => {
-  const task = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const task = taskText(request.messages);
   const done = exchanges(request.messages);
   if (task.startsWith('Split the source files')) {
     if (done.length === 0) return call('Listing the sources.', 'ls', { path: 'src' });
@@ -64,33 +64,4 @@ function lineOf(readResult: string, code: string): number {
     if (m?.[2]?.includes(first)) return Number(m[1]);
   }
   return 1;
-}
-
-interface Exchange {
-  name: string;
-  path: string | undefined;
-  result: string;
-}
-
-function exchanges(messages: readonly Message[]): Exchange[] {
-  const results = new Map<string, string>();
-  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m.content);
-  const out: Exchange[] = [];
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const c of m.toolCalls) {
-      let path: string | undefined;
-      try {
-        path = (JSON.parse(c.arguments) as { path?: string }).path;
-      } catch {
-        path = undefined;
-      }
-      out.push({ name: c.name, path, result: results.get(c.id) ?? '' });
-    }
-  }
-  return out;
-}
-
-function call(text: string, name: string, args: Record<string, unknown>): ScriptedTurn {
-  return { text, toolCalls: [{ name, arguments: args }] };
 }

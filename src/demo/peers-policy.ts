@@ -11,7 +11,8 @@
  */
 
 import type { ScriptedPolicy, ScriptedTurn } from '../model/providers/scripted.js';
-import type { Message, ModelRequest } from '../model/types.js';
+import type { ModelRequest } from '../model/types.js';
+import { toolCall as call, toolExchanges as exchanges } from './policy-helpers.js';
 
 interface ModuleFix {
   module: string;
@@ -85,38 +86,6 @@ const RESOLVE_CHANGELOG = `sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>
 
 const fileOf = (fix: ModuleFix) => `src/${fix.module}.js`;
 const testOf = (fix: ModuleFix) => `node --test test/${fix.module}.test.js`;
-
-interface Exchange {
-  name: string;
-  args: Record<string, unknown>;
-  result: string;
-  isError: boolean;
-}
-
-function exchanges(messages: readonly Message[]): Exchange[] {
-  const results = new Map<string, { content: string; isError: boolean }>();
-  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m);
-  const out: Exchange[] = [];
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const call of m.toolCalls) {
-      let args: Record<string, unknown> = {};
-      try {
-        args = JSON.parse(call.arguments) as Record<string, unknown>;
-      } catch {
-        // Our own calls are valid JSON; leave args empty otherwise.
-      }
-      const result = results.get(call.id);
-      out.push({ name: call.name, args, result: result?.content ?? '', isError: result?.isError ?? false });
-    }
-  }
-  return out;
-}
-
-const call = (text: string, name: string, args: Record<string, unknown>): ScriptedTurn => ({
-  text,
-  toolCalls: [{ name, arguments: args }],
-});
 
 export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): ScriptedTurn => {
   const id = /Your peer ID is (peer-(\d+))\.$/.exec(request.system);

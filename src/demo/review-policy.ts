@@ -7,7 +7,7 @@
  * Only the decisions are canned: the reads are real.
  */
 import type { ScriptedPolicy, ScriptedTurn } from '../model/providers/scripted.js';
-import type { Message } from '../model/types.js';
+import { toolCall as call, taskText, toolExchanges } from './policy-helpers.js';
 
 interface DemoRisk {
   title: string;
@@ -87,14 +87,14 @@ export const REVIEW_DEMO_RISKS: Record<string, DemoRisk[]> = {
 };
 
 export const reviewDemoPolicy: ScriptedPolicy = (request): ScriptedTurn => {
-  const task = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const task = taskText(request.messages);
   const area = /Review the code under (\S+) for/.exec(task)?.[1];
   const risks = area ? REVIEW_DEMO_RISKS[area] : undefined;
   if (!area || !risks) return { text: '{"risks": []}' };
   const repairing = task.includes('# Your previous answer was not accepted');
   if (repairing) return { text: JSON.stringify({ risks }) };
 
-  const calls = toolCalls(request.messages);
+  const calls = toolExchanges(request.messages);
   if (calls.length === 0) return call(`Listing ${area}.`, 'ls', { path: area });
   const files = filesOf(area, calls[0]?.result ?? '');
   const unread = files.filter((f) => !calls.some((c) => c.name === 'read' && c.path === f));
@@ -110,31 +110,6 @@ export const reviewDemoPolicy: ScriptedPolicy = (request): ScriptedTurn => {
   return { text: JSON.stringify({ risks }) };
 };
 
-interface Call {
-  name: string;
-  path: string | undefined;
-  result: string;
-}
-
-function toolCalls(messages: readonly Message[]): Call[] {
-  const results = new Map<string, string>();
-  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m.content);
-  const out: Call[] = [];
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const c of m.toolCalls) {
-      let path: string | undefined;
-      try {
-        path = (JSON.parse(c.arguments) as { path?: string }).path;
-      } catch {
-        path = undefined;
-      }
-      out.push({ name: c.name, path, result: results.get(c.id) ?? '' });
-    }
-  }
-  return out;
-}
-
 /** The .js files of a listing of `area` (one name per line; folders end with /). */
 function filesOf(area: string, listing: string): string[] {
   return listing
@@ -142,8 +117,4 @@ function filesOf(area: string, listing: string): string[] {
     .map((line) => line.trim())
     .filter((name) => name.endsWith('.js'))
     .map((name) => (name.startsWith(area) ? name : `${area}/${name}`));
-}
-
-function call(text: string, name: string, args: Record<string, unknown>): ScriptedTurn {
-  return { text, toolCalls: [{ name, arguments: args }] };
 }

@@ -6,7 +6,8 @@
  */
 
 import type { ScriptedPolicy, ScriptedTurn } from '../model/providers/scripted.js';
-import type { Message, ModelRequest } from '../model/types.js';
+import type { ModelRequest } from '../model/types.js';
+import { toolExchanges as exchanges } from './policy-helpers.js';
 
 interface ScriptedFix {
   /** Text that appears in the test output when this module's test fails. */
@@ -42,32 +43,6 @@ const FIXES: ScriptedFix[] = [
     idea: 'a minute is 60 seconds, not 1',
   },
 ];
-
-interface Exchange {
-  name: string;
-  args: Record<string, unknown>;
-  result: string | undefined;
-}
-
-/** The tool calls made so far in this conversation, with their results. */
-function exchanges(messages: readonly Message[]): Exchange[] {
-  const results = new Map<string, string>();
-  for (const m of messages) if (m.role === 'tool') results.set(m.toolCallId, m.content);
-  const out: Exchange[] = [];
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const call of m.toolCalls) {
-      let args: Record<string, unknown> = {};
-      try {
-        args = JSON.parse(call.arguments) as Record<string, unknown>;
-      } catch {
-        // Our own calls are valid JSON; leave args empty otherwise.
-      }
-      out.push({ name: call.name, args, result: results.get(call.id) });
-    }
-  }
-  return out;
-}
 
 export const soloDemoPolicy: ScriptedPolicy = (request: ModelRequest): ScriptedTurn => {
   const done = exchanges(request.messages);
