@@ -3,13 +3,12 @@
  * worked example (tasks of 4, 7, 2 steps, then 5, 5) on a copy of examples/demo-repo; prints
  * CriticalSteps, parallelism, finish rate and cost, all computed from the event log.
  */
-import { runInForeground } from '../cli/live-run.js';
-import { prepareRun, recordNewRun } from '../cli/new-run.js';
-import { withStore } from '../cli/store-access.js';
+import { runNewInForeground } from '../cli/foreground-run.js';
+import { prepareRun } from '../cli/new-run.js';
 import { DEFAULT_CONFIG } from '../core/config.js';
 import { computeMetrics } from '../swarm/metrics.js';
-import { exitCodeFor } from '../swarm/summary.js';
 import { createDemoRepo } from './demo-repo.js';
+import { scriptedNote } from './demo-report.js';
 
 export const ORCHESTRATED_DEMO_GOAL =
   'Inspect the repository with a team of read-only subagents. plan: a:4,b:7,c:2 / a:5,b:5';
@@ -22,23 +21,14 @@ export async function orchestratedDemo(
   const repo = createDemoRepo('demo-repo', dir);
   say('Colony demo (orchestrated): a lead creates three subagents and assigns two waves of tasks; the');
   say('tasks of one lead turn run in parallel and the lead sees only their results.');
-  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every tool call,');
-  say('      git operation and database write below is real.');
+  for (const line of scriptedNote('tool call', 'git operation and database write')) say(line);
   say(`repository: ${repo}\n`);
   const config = { ...DEFAULT_CONFIG, model: 'scripted', maxSteps: 15 };
   const prepared = await prepareRun(
     { repo, goal: ORCHESTRATED_DEMO_GOAL, config, scenario: 'orchestrated-demo', topology: 'orchestrated' },
     process.env,
   );
-  return withStore(async (store) => {
-    await recordNewRun(store, prepared.spec);
-    const summary = await runInForeground({
-      store,
-      spec: prepared.spec,
-      provider: prepared.provider,
-      json,
-      resumed: false,
-    });
+  return runNewInForeground(prepared, { json }, async (store) => {
     const m = computeMetrics(await store.log.read(prepared.spec.runId));
     say('');
     say(
@@ -51,6 +41,5 @@ export async function orchestratedDemo(
     say(
       `cost ${m.run.costUsd === null ? 'n/a (scripted model is unpriced)' : `$${m.run.costUsd.toFixed(4)}`}, tokens in ${m.run.tokens.input} (cached ${m.run.tokens.cachedInput}), out ${m.run.tokens.output}, coordination share ${(m.coordinationShare * 100).toFixed(0)}%`,
     );
-    return exitCodeFor(summary.status);
   });
 }

@@ -5,15 +5,13 @@
  */
 import { join } from 'node:path';
 import { prepareWorkflowRun } from '../cli/commands/workflow.js';
-import { runInForeground } from '../cli/live-run.js';
-import { recordNewRun } from '../cli/new-run.js';
-import { withStore } from '../cli/store-access.js';
+import { runNewInForeground } from '../cli/foreground-run.js';
 import { DEFAULT_CONFIG } from '../core/config.js';
 import type { StoredEvent } from '../core/events.js';
 import { packageRoot } from '../core/package-root.js';
-import { exitCodeFor } from '../swarm/summary.js';
 import { workflowCriticalPath } from '../workflow/critical-path.js';
 import { createDemoRepo } from './demo-repo.js';
+import { scriptedNote } from './demo-report.js';
 
 interface RankedRisk {
   title: string;
@@ -32,10 +30,11 @@ export async function reviewDemo(
   const file = join(packageRoot(), 'examples', 'workflows', 'review.ts');
   say('Colony demo (review workflow): four read-only explorers review four areas in parallel and return');
   say('JSON risks; the program merges them, removes duplicates and ranks them by strength of evidence.');
-  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every file read,');
-  say(
-    '      database write, schema check (one answer is invalid and gets repaired) and merge below is real.',
+  const note = scriptedNote(
+    'file read',
+    'database write, schema check (one answer is invalid and gets repaired) and merge',
   );
+  for (const line of note) say(line);
   say(`program: ${file}\nrepository: ${repo}\n`);
   const prepared = await prepareWorkflowRun({
     file,
@@ -45,16 +44,7 @@ export async function reviewDemo(
     goal: 'Review the repository: four areas, risks merged, de-duplicated and ranked',
     scenario: 'review-demo',
   });
-  return withStore(async (store) => {
-    await recordNewRun(store, prepared.spec);
-    const summary = await runInForeground({
-      store,
-      spec: prepared.spec,
-      provider: prepared.provider,
-      json,
-      resumed: false,
-      quietEvents: true,
-    });
+  return runNewInForeground(prepared, { json, quietEvents: true }, async (store, summary) => {
     const events = await store.log.read(prepared.spec.runId);
     const finished = events.find((e) => e.kind === 'workflow.finished') as
       | StoredEvent<'workflow.finished'>
@@ -74,6 +64,5 @@ export async function reviewDemo(
     );
     say('\nThe same review with a real model:');
     say(`  OPENAI_API_KEY=... npx colony workflow ${file} --repo ${repo} --model gpt-5-mini`);
-    return exitCodeFor(summary.status);
   });
 }

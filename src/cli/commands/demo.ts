@@ -1,14 +1,12 @@
 import { DEFAULT_CONFIG } from '../../core/config.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
+import { resultDiffHint, scriptedNote } from '../../demo/demo-report.js';
 import { PEERS_DEMO_FINAL_VERIFY, PEERS_DEMO_MERGE_VERIFY } from '../../demo/peers-policy.js';
 import { formatPeersDemoSummary, peersDemoStats } from '../../demo/peers-summary.js';
 import { DEMO_TEST_COMMAND } from '../../demo/solo-policy.js';
-import type { Store } from '../../store/index.js';
-import { exitCodeFor } from '../../swarm/summary.js';
 import { parseFlags, UsageError } from '../args.js';
-import { runInForeground } from '../live-run.js';
-import { prepareRun, recordNewRun } from '../new-run.js';
-import { withStore } from '../store-access.js';
+import { runNewInForeground } from '../foreground-run.js';
+import { prepareRun } from '../new-run.js';
 
 export const DEMO_HELP = `colony demo [peers|solo|review|orchestrated] [--dir PARENT] [--json]
 
@@ -70,30 +68,18 @@ async function soloDemo(
 ): Promise<number> {
   const repo = createDemoRepo('demo-repo', dir);
   say('Colony demo (solo): one agent fixes a small repository with three failing tests.');
-  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every tool call,');
-  say('      git operation, database write and test run below is real.');
+  for (const line of scriptedNote('tool call', 'git operation, database write and test run')) say(line);
   say(`repository: ${repo}\n`);
 
   const config = { ...DEFAULT_CONFIG, model: 'scripted', verify: DEMO_TEST_COMMAND, maxSteps: 30 };
   const prepared = await prepareRun({ repo, goal: DEMO_GOAL, config, scenario: 'solo-demo' }, process.env);
-  return withStore(async (store) => {
-    await recordNewRun(store, prepared.spec);
-    const summary = await runInForeground({
-      store,
-      spec: prepared.spec,
-      provider: prepared.provider,
-      json,
-      resumed: false,
-    });
+  return runNewInForeground(prepared, { json }, (_store, summary) => {
     say('\nThe same goal with a real model:');
     say(
       `  OPENAI_API_KEY=... npx colony run --repo ${repo} --model gpt-5-mini --goal "${DEMO_GOAL.replaceAll('`', '\\`')}" --verify "${DEMO_TEST_COMMAND}"`,
     );
     say(`  (or a local server: --model openai-chat:llama3.1:8b --base-url http://localhost:11434/v1)`);
-    say(
-      `Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${prepared.spec.runId}`}`,
-    );
-    return exitCodeFor(summary.status);
+    say(resultDiffHint(repo, summary, prepared.spec.runId));
   });
 }
 
@@ -106,8 +92,11 @@ async function peersDemo(
   say(
     `Colony demo (peers): ${PEERS_AGENTS} identical peers, no orchestrator, fix six modules with failing tests.`,
   );
-  say('NOTE: the model is SCRIPTED (offline, no API key): its decisions are canned, but every tool call,');
-  say('      claim, message, merge, git operation, database write and test run below is real.');
+  for (const line of scriptedNote(
+    'tool call',
+    'claim, message, merge, git operation, database write and test run',
+  ))
+    say(line);
   say(`Each merge is checked with: ${PEERS_DEMO_MERGE_VERIFY}`);
   say(
     `  (the full suite fails until every module is fixed); the final verify on main: ${PEERS_DEMO_FINAL_VERIFY}`,
@@ -127,15 +116,7 @@ async function peersDemo(
     },
     process.env,
   );
-  return withStore(async (store: Store) => {
-    await recordNewRun(store, prepared.spec);
-    const summary = await runInForeground({
-      store,
-      spec: prepared.spec,
-      provider: prepared.provider,
-      json,
-      resumed: false,
-    });
+  return runNewInForeground(prepared, { json }, async (store, summary) => {
     const events = await store.log.read(prepared.spec.runId);
     say('');
     for (const line of formatPeersDemoSummary(summary, peersDemoStats(events))) say(line);
@@ -143,9 +124,6 @@ async function peersDemo(
     say(
       `  OPENAI_API_KEY=... npx colony run --topology peers --agents ${PEERS_AGENTS} --repo ${repo} --model gpt-5-mini --goal "${PEERS_GOAL.replaceAll('`', '\\`')}" --verify "${PEERS_DEMO_FINAL_VERIFY}" --merge-verify '${PEERS_DEMO_MERGE_VERIFY}'`,
     );
-    say(
-      `Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${prepared.spec.runId}`}`,
-    );
-    return exitCodeFor(summary.status);
+    say(resultDiffHint(repo, summary, prepared.spec.runId));
   });
 }

@@ -1,11 +1,9 @@
 import { basename, resolve } from 'node:path';
 import { type ColonyConfig, loadConfig } from '../../core/config.js';
-import { exitCodeFor } from '../../swarm/summary.js';
 import { readProgramSource } from '../../workflow/load.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
-import { runInForeground } from '../live-run.js';
-import { type PreparedRun, prepareRun, recordNewRun } from '../new-run.js';
-import { withStore } from '../store-access.js';
+import { runNewInForeground } from '../foreground-run.js';
+import { type PreparedRun, prepareRun } from '../new-run.js';
 
 export const WORKFLOW_HELP = `colony workflow FILE --repo PATH [options]
 
@@ -96,24 +94,17 @@ export async function workflowCommand(argv: string[]): Promise<number> {
     );
   }
   const json = values.json ?? false;
-  return withStore(async (store) => {
-    await recordNewRun(store, prepared.spec);
+  const onRecorded = () => {
     if (!json)
       process.stdout.write(
         `run ${prepared.spec.runId} started (workflow ${basename(file)}, model ${prepared.spec.model})\n`,
       );
-    const summary = await runInForeground({
-      store,
-      spec: prepared.spec,
-      provider: prepared.provider,
-      json,
-      resumed: false,
-    });
+  };
+  return runNewInForeground(prepared, { json, onRecorded }, async (store) => {
     if (!json) {
       const [finished] = await store.log.read(prepared.spec.runId, { kinds: ['workflow.finished'] });
       if (finished) process.stdout.write(`\nworkflow result:\n${JSON.stringify(finished.data, null, 2)}\n`);
     }
-    return exitCodeFor(summary.status);
   });
 }
 
