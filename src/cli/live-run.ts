@@ -8,6 +8,7 @@ import type { StoredEvent } from '../core/events.js';
 import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
 import { executeRun } from '../swarm/execute-run.js';
+import type { RunSlotSettings } from '../swarm/run-slots-run.js';
 import type { RunSpec } from '../swarm/run-spec.js';
 import type { RunSummary } from '../swarm/summary.js';
 import { progressLines } from '../view/progress-lines.js';
@@ -24,6 +25,8 @@ export interface LiveRunOptions {
   json: boolean;
   resumed: boolean;
   extraSecrets?: string[];
+  /** Per-server run slots (limit, wait or fail); defaults from the environment. */
+  runSlots?: RunSlotSettings;
   /** Print nothing but the summary (tests and the demo print their own framing). */
   quietEvents?: boolean;
 }
@@ -66,6 +69,7 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       signal: controller.signal,
       onEvent,
       resumed: options.resumed,
+      runSlots: options.runSlots,
     });
     await progress?.stop();
     if (!result.ok) throw new CliFailure(result.error);

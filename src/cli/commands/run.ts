@@ -92,16 +92,14 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
   if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
   const topology = topologyFlags(values);
-  // The run-slot settings reach executeRun through its environment (COLONY_MAX_RUNS, COLONY_WAIT_FOR_SLOT).
+  // Per-server run slots: flags here, else COLONY_MAX_RUNS / COLONY_WAIT_FOR_SLOT (see run-slots.ts).
   if (values['no-wait'] && values['wait-for-slot'])
     throw new UsageError('run: --no-wait and --wait-for-slot contradict each other');
   const maxRuns = numberFlag(values['max-runs'], 'max-runs', 'int');
-  if (maxRuns !== undefined) {
-    if (maxRuns < 1) throw new UsageError('run: --max-runs must be at least 1');
-    process.env.COLONY_MAX_RUNS = String(maxRuns);
-  }
-  if (values['no-wait']) process.env.COLONY_WAIT_FOR_SLOT = '0';
-  if (values['wait-for-slot']) process.env.COLONY_WAIT_FOR_SLOT = '1';
+  const runSlots = {
+    ...(maxRuns !== undefined ? { maxRuns } : {}),
+    ...(values['no-wait'] ? { wait: false } : values['wait-for-slot'] ? { wait: true } : {}),
+  };
   const team = teamFlags(values, topology.topology);
   const loaded = loadConfig({
     flags: {
@@ -167,6 +165,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       provider: prepared.provider,
       json: values.json ?? false,
       resumed: false,
+      runSlots,
     });
     return exitCodeFor(summary.status);
   });
