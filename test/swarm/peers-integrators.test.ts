@@ -5,14 +5,11 @@
  * the integrator has the review tools, and every peer still gets the same prompt up to its ID.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordNewRun } from '../../src/cli/new-run.js';
-import type { EventKind, StoredEvent } from '../../src/core/events.js';
-import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
+import type { ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
-import type { RunSpec } from '../../src/swarm/run-spec.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
+import { call, callsSoFar, eventsOf, peersSpec, runScriptedPeers } from './peers-spec.js';
 
 let store: Store;
 beforeAll(async () => {
@@ -22,16 +19,9 @@ afterAll(async () => {
   await store.close();
 });
 
-type Call = { name: string; arguments: string };
-const call = (name: string, args: Record<string, unknown> = {}) => ({
-  toolCalls: [{ name, arguments: args }],
-});
-
 const policy: ScriptedPolicy = (request) => {
   const id = /Your peer ID is (peer-\d+)\.$/.exec(request.system)?.[1];
-  const calls: Call[] = request.messages.flatMap((m) =>
-    m.role === 'assistant' ? (m.toolCalls as Call[]) : [],
-  );
+  const calls = callsSoFar(request);
   const lastResult = request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
   const last = calls.at(-1);
   if (id === 'peer-1') {
@@ -79,39 +69,19 @@ describe('peers with integrators', () => {
       { 'src/alpha/value.txt': 'broken\n', 'src/beta/value.txt': 'broken\n' },
       'colony-integrators-',
     );
-    const spec: RunSpec = {
+    const spec = peersSpec(repo, {
       runId: testRunId('integrators'),
-      topology: 'peers',
       agents: 3,
       integrators: 1,
-      repo: repo.dir,
       goal: 'Fix src/alpha and src/beta: each value.txt must read "fixed <module>".',
-      baseRef: 'HEAD',
-      baseCommit: repo.base,
-      model: 'scripted',
-      customModels: [],
       verify: 'grep -qx "fixed alpha" src/alpha/value.txt && grep -qx "fixed beta" src/beta/value.txt',
       mergeVerify: 'true',
       maxSteps: 2000,
-      profile: 'coder',
-      stream: false,
-      modelTimeoutMs: 60_000,
-      maxRetries: 0,
-      bashTimeoutS: 60,
-    };
-    await recordNewRun(store, spec);
-    const result = await executeRun({
-      store,
-      spec,
-      provider: createScriptedProvider(policy, { latencyMs: 30 }),
-      env: process.env,
-      signal: new AbortController().signal,
-      resumed: false,
     });
-    if (!result.ok) throw new Error(result.error);
-    expect(result.summary.status).toBe('succeeded');
+    const summary = await runScriptedPeers(store, spec, policy, 30);
+    expect(summary.status).toBe('succeeded');
     const events = await store.log.read(spec.runId);
-    const of = <K extends EventKind>(kind: K) => events.filter((e) => e.kind === kind) as StoredEvent<K>[];
+    const of = eventsOf(events);
 
     // Only the integrator has the review tools; the prompt is the same up to the ID.
     const starts = of('agent.started');

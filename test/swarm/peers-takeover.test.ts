@@ -6,14 +6,12 @@
  * claim open — without waiting for peer-1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordNewRun } from '../../src/cli/new-run.js';
-import type { EventKind, StoredEvent } from '../../src/core/events.js';
-import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
+import type { StoredEvent } from '../../src/core/events.js';
+import type { ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
-import type { RunSpec } from '../../src/swarm/run-spec.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
+import { call, callsSoFar, eventsOf, peersSpec, runScriptedPeers } from './peers-spec.js';
 
 let store: Store;
 beforeAll(async () => {
@@ -21,11 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await store.close();
-});
-
-type Call = { name: string; arguments: string };
-const call = (name: string, args: Record<string, unknown> = {}) => ({
-  toolCalls: [{ name, arguments: args }],
 });
 
 function takeoverPolicy(): { policy: ScriptedPolicy; release: () => void } {
@@ -36,9 +29,7 @@ function takeoverPolicy(): { policy: ScriptedPolicy; release: () => void } {
   });
   const policy: ScriptedPolicy = async (request) => {
     const id = /Your peer ID is (peer-\d+)\.$/.exec(request.system)?.[1];
-    const calls: Call[] = request.messages.flatMap((m) =>
-      m.role === 'assistant' ? (m.toolCalls as Call[]) : [],
-    );
+    const calls = callsSoFar(request);
     const lastResult = request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
     const last = calls.at(-1);
     if (!last) return call('context_read');
@@ -90,45 +81,25 @@ describe('peers: stalled peer and take-over', () => {
       { 'src/alpha/value.txt': 'broken\n', 'src/beta/value.txt': 'broken\n' },
       'colony-takeover-',
     );
-    const spec: RunSpec = {
+    const spec = peersSpec(repo, {
       runId: testRunId('takeover'),
-      topology: 'peers',
       agents: 2,
-      repo: repo.dir,
       goal: 'Fix src/alpha and src/beta: each value.txt must read "fixed <module>".',
-      baseRef: 'HEAD',
-      baseCommit: repo.base,
-      model: 'scripted',
-      customModels: [],
       verify: 'grep -q "fixed alpha" src/alpha/value.txt && grep -q "fixed beta" src/beta/value.txt',
       mergeVerify: 'true',
       idleMs: 400,
       claimLeaseMs: 1200,
       maxSteps: 400,
-      profile: 'coder',
-      stream: false,
-      modelTimeoutMs: 60_000,
-      maxRetries: 0,
-      bashTimeoutS: 60,
-    };
-    await recordNewRun(store, spec);
+    });
     const { policy, release } = takeoverPolicy();
     try {
-      const result = await executeRun({
-        store,
-        spec,
-        provider: createScriptedProvider(policy, { latencyMs: 40 }),
-        env: process.env,
-        signal: new AbortController().signal,
-        resumed: false,
-      });
-      if (!result.ok) throw new Error(result.error);
-      expect(result.summary.status).toBe('succeeded');
+      const summary = await runScriptedPeers(store, spec, policy, 40);
+      expect(summary.status).toBe('succeeded');
     } finally {
       release();
     }
     const events = await store.log.read(spec.runId);
-    const of = <K extends EventKind>(kind: K) => events.filter((e) => e.kind === kind) as StoredEvent<K>[];
+    const of = eventsOf(events);
 
     // peer-1 was nudged by a direct message, then declared stalled.
     const nudged = of('agent.nudged');

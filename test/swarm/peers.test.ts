@@ -21,6 +21,7 @@ import { peerNames } from '../../src/swarm/peers.js';
 import type { RunSpec } from '../../src/swarm/run-spec.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
+import { callsSoFar, peersSpec } from './peers-spec.js';
 
 const MODULES = ['alpha', 'beta', 'gamma'];
 // Each module is "broken" until fixed. The verify command fails on a wrong fix but tolerates a module
@@ -55,16 +56,12 @@ function userRepo(): { dir: string; base: string } {
   return createUserRepo(files, 'colony-peers-');
 }
 
-type Call = { name: string; arguments: string };
-
 /** One policy for every peer, reading the peer's ID from the end of its system prompt. */
 const peerPolicy: ScriptedPolicy = (request) => {
   const id = /Your peer ID is (peer-\d+)\.$/.exec(request.system)?.[1];
   if (!id) return { text: 'no peer ID in the system prompt' };
   const order = id === 'peer-3' ? ['gamma', 'alpha', 'beta'] : ['alpha', 'beta', 'gamma'];
-  const calls: Call[] = request.messages.flatMap((m) =>
-    m.role === 'assistant' ? (m.toolCalls as Call[]) : [],
-  );
+  const calls = callsSoFar(request);
   const results = request.messages.filter((m) => m.role === 'tool');
   const last = calls.at(-1);
   const lastResult = results.at(-1)?.content ?? '';
@@ -118,34 +115,26 @@ const peerPolicy: ScriptedPolicy = (request) => {
   }
 };
 
-function peersSpec(repo: { dir: string; base: string }, agents: number, concurrency?: number): RunSpec {
-  return {
+function threeModulesSpec(
+  repo: { dir: string; base: string },
+  agents: number,
+  concurrency?: number,
+): RunSpec {
+  return peersSpec(repo, {
     runId: testRunId('peers'),
-    topology: 'peers',
     agents,
     concurrency,
-    repo: repo.dir,
     goal: 'Fix every module under src/: each value.txt must read "fixed <module>".',
-    baseRef: 'HEAD',
-    baseCommit: repo.base,
-    model: 'scripted',
-    customModels: [],
     setup: 'echo ready > setup.log',
     verify: VERIFY,
-    maxSteps: 300,
-    profile: 'coder',
-    stream: false,
-    modelTimeoutMs: 60_000,
-    maxRetries: 0,
-    bashTimeoutS: 60,
-  };
+  });
 }
 
 describe('peers topology', () => {
   it('three peers claim, fix, merge and release; hub main passes verify and reaches colony/<run-id>', async () => {
     const repo = userRepo();
     // Concurrency 2 of 3: the third peer waits for a free slot.
-    const spec = peersSpec(repo, 3, 2);
+    const spec = threeModulesSpec(repo, 3, 2);
     await recordNewRun(store, spec);
     const started = performance.now();
     const result = await executeRun({
@@ -226,7 +215,9 @@ describe('peers topology', () => {
   it('colony run rejects incomplete peers options with a usage error', async () => {
     const repo = userRepo();
     const run = (...args: string[]) => runCommand(['--repo', repo.dir, '--goal', 'g', ...args]);
-    await expect(run('--topology', 'swarm')).rejects.toThrow(/--topology must be solo, peers or orchestrated/);
+    await expect(run('--topology', 'swarm')).rejects.toThrow(
+      /--topology must be solo, peers or orchestrated/,
+    );
     await expect(run('--topology', 'peers', '--verify', 'true')).rejects.toThrow(/needs --agents N/);
     await expect(run('--topology', 'peers', '--agents', '3')).rejects.toThrow(/needs --verify CMD/);
     await expect(run('--topology', 'peers', '--agents', '0', '--verify', 'true')).rejects.toThrow(
