@@ -3,13 +3,18 @@
  * a live run stops within a poll interval as `stopped` (keeping its result branch); a run whose
  * process was killed is marked stopped at once; a run past its deadline ends as `deadline_exceeded`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { COLONY_BIN, colony, lastJsonLine } from '../helpers/cli.js';
+import {
+  colony,
+  fakeModelFlags,
+  lastJsonLine,
+  NO_API_KEYS,
+  type SpawnedColony,
+  spawnColony,
+} from '../helpers/cli.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 
-const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '' };
 let fake: FakeProvider;
 
 beforeAll(async () => {
@@ -23,36 +28,18 @@ afterAll(async () => {
   await fake.close();
 });
 
-function startLoopingRun(extra: string[] = []): {
-  child: ChildProcess;
-  output: () => string;
-  closed: Promise<number | null>;
-} {
+function startLoopingRun(extra: string[] = []): SpawnedColony {
   const repo = createUserRepo({ 'README.md': '# loop\n' }, 'colony-stop-').dir;
-  const child = spawn(
-    process.execPath,
-    [
-      COLONY_BIN,
-      'run',
-      '--repo',
-      repo,
-      '--goal',
-      'loop',
-      '--model',
-      'openai-chat:fake-model',
-      '--base-url',
-      fake.url,
-      '--json',
-      ...extra,
-    ],
-    { env: { ...process.env, ...noKeys } },
-  );
-  let stdout = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { child, output: () => stdout, closed };
+  return spawnColony([
+    'run',
+    '--repo',
+    repo,
+    '--goal',
+    'loop',
+    ...fakeModelFlags(fake.url),
+    '--json',
+    ...extra,
+  ]);
 }
 
 async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -110,7 +97,7 @@ describe('colony run --deadline', () => {
   }, 120_000);
 
   it('rejects a malformed deadline with a usage error', async () => {
-    const r = await colony(['run', '--goal', 'x', '--deadline', 'soon'], { env: noKeys });
+    const r = await colony(['run', '--goal', 'x', '--deadline', 'soon'], { env: NO_API_KEYS });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/deadline: expected a duration like 90s/);
   });

@@ -4,7 +4,7 @@
  * direct message typed into the page reaches that agent's next model request, the Stop button
  * ends the run. Screenshot: $TMPDIR/colony-dashboard/run.png.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { COLONY_BIN } from '../helpers/cli.js';
+import { fakeModelFlags, spawnColony } from '../helpers/cli.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { launchChromium } from './browser.js';
@@ -72,35 +72,24 @@ async function until<T>(
 describe('dashboard in Chromium', () => {
   it('follows a running swarm live, delivers a direct message from the page, stops the run', async () => {
     const repo = createUserRepo({ 'README.md': '# e2e\n' }, 'colony-dash-').dir;
-    let stdout = '';
-    child = spawn(
-      process.execPath,
-      [
-        COLONY_BIN,
-        'run',
-        '--repo',
-        repo,
-        '--goal',
-        'loop',
-        '--topology',
-        'peers',
-        '--agents',
-        '3',
-        '--verify',
-        'true',
-        '--model',
-        'openai-chat:fake-model',
-        '--base-url',
-        fake.url,
-        '--json',
-      ],
-      { env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '' } },
-    );
-    child.stdout?.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    const closed = new Promise<number | null>((resolve) => child?.on('close', resolve));
-    const runId = await until(() => /"runId":"([^"]+)"/.exec(stdout)?.[1], 'the run id');
+    const run = spawnColony([
+      'run',
+      '--repo',
+      repo,
+      '--goal',
+      'loop',
+      '--topology',
+      'peers',
+      '--agents',
+      '3',
+      '--verify',
+      'true',
+      ...fakeModelFlags(fake.url),
+      '--json',
+    ]);
+    child = run.child;
+    const { closed } = run;
+    const runId = await until(() => /"runId":"([^"]+)"/.exec(run.output())?.[1], 'the run id');
     liveRunId = runId;
 
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
