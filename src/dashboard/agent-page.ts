@@ -4,7 +4,7 @@
  * reached it, claims, merges), its branch and commits. Live: new events of this agent arrive by SSE.
  */
 import type { StoredEvent } from '../core/events.js';
-import type { AgentRow } from '../server/run-view.js';
+import type { AgentRow } from '../view/compact-types.js';
 import { getJson, streamUrl } from './api.js';
 import { clear, clock, h, ms, usd } from './dom.js';
 import { statusBadge } from './run-page.js';

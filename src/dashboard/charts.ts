@@ -4,7 +4,7 @@
  * /assets/view/) so the dashboard and `colony report` show the same charts; a small built-in
  * renderer is the fallback when those modules are not built.
  */
-import type { SeriesPoint } from '../server/run-state.js';
+import type { SeriesPoint } from '../view/compact-types.js';
 
 interface UsagePoint {
   tMs: number;

@@ -6,8 +6,14 @@
  * refetched (throttled), so a 100k-event run never streams its whole log to the browser.
  */
 
-import type { ContextItem, MergeItem, MessageItem } from '../server/run-state.js';
-import type { AgentRow, RunView } from '../server/run-view.js';
+import type {
+  AgentRow,
+  ContextItem,
+  MergeItem,
+  MessageItem,
+  CompactRunView as RunView,
+} from '../view/compact-types.js';
+import { AGENT_STATES } from '../view/types.js';
 import { getJson, postJson, streamUrl, token } from './api.js';
 import { renderUsageCharts, toChartInput } from './charts.js';
 import { clear, clock, count, h, ms, toast, usd } from './dom.js';
@@ -253,8 +259,9 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
           )
         : '',
     );
+    // As in the runs list: uncached input + output. `input` excludes cached input (src/model/usage).
     const tokens = v.tokens.input + v.tokens.output;
-    const critSteps = Math.max(0, ...v.agents.map((a) => a.steps));
+    const prompt = v.tokens.input + v.tokens.cachedInput;
     clear(
       cards,
       card('Topology', v.topology ?? '–'),
@@ -262,11 +269,8 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
       card('Wall-clock', ms(v.wallClockMs)),
       card('Cost', usd(v.costUsd)),
       card('Tokens', `${count(tokens)}`),
-      card(
-        'Cached input',
-        tokens ? `${Math.round((100 * v.tokens.cachedInput) / Math.max(1, v.tokens.input))}%` : '–',
-      ),
-      card('Steps (critical)', `${v.modelCalls} (${critSteps})`),
+      card('Cached input', prompt ? `${Math.round((100 * v.tokens.cachedInput) / prompt)}%` : '–'),
+      card('Steps (critical)', `${v.modelCalls} (${v.timeline.critical.steps})`),
       card(
         'Verify',
         v.verify ? (v.verify.passed ? 'passed' : 'failed') : '–',
@@ -275,7 +279,7 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     );
     clear(
       stateBar,
-      ...(['thinking', 'tool', 'waiting', 'idle', 'done', 'failed'] as const).map((s) =>
+      ...AGENT_STATES.map((s) =>
         h(
           'span',
           { class: `pill st-${s}`, 'data-count': s },
@@ -286,9 +290,11 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     );
     agentList.update(v.agents);
     timeline.update(v.timeline);
-    timelineNote.textContent = v.timeline.critical
-      ? `Critical path: ${v.timeline.critical.agent} (${v.timeline.critical.steps} steps, busy ${ms(v.timeline.critical.busyMs)}) — its last step ends the run's work. Blue model call, green tool, amber waiting.`
-      : 'No steps yet.';
+    const crit = v.timeline.critical;
+    timelineNote.textContent =
+      crit.method === 'none'
+        ? 'No steps yet.'
+        : `Critical path (red): ${crit.steps} steps over ${ms(crit.durationMs)} — ${crit.description}. Blue model call, green tool, amber waiting.`;
     void renderUsageCharts(charts, toChartInput(v.series, v.timeline.startMs, v.timeline.endMs, v.costUsd));
     renderMerges(v.merges);
     renderContext();

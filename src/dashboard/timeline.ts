@@ -1,10 +1,11 @@
 /// <reference lib="dom" />
 /**
  * The Gantt timeline on a canvas: one row per agent, model calls / tool calls / waits as bars, the
- * critical agent's row highlighted. Rows are virtualised (only rows in view are drawn) and segments
- * arrive pre-aggregated from the server, so 1,000 agents draw in a few milliseconds.
+ * critical path's segments (the view model's, as in `colony report`) as red bands. Rows are
+ * virtualised (only rows in view are drawn) and segments arrive pre-aggregated from the server, so
+ * 1,000 agents draw in a few milliseconds.
  */
-import type { TimelineView } from '../server/run-view.js';
+import type { TimelineView } from '../view/compact-types.js';
 
 const ROW = 14;
 const LABEL = 96;
@@ -28,6 +29,8 @@ export function timelineChart(maxHeight = 340): TimelineChart {
   scroller.append(spacer);
   el.append(canvas, scroller);
   let view: TimelineView | null = null;
+  /** Critical segments by agent, as [startOffsetMs, endOffsetMs]. */
+  let critical = new Map<string, Array<[number, number]>>();
   let frame = 0;
 
   const draw = () => {
@@ -65,11 +68,10 @@ export function timelineChart(maxHeight = 340): TimelineChart {
       const row = view.rows[i];
       if (!row) continue;
       const y = AXIS + i * ROW - top;
-      const isCrit = view.critical?.agent === row.agent;
-      if (isCrit) {
-        ctx.fillStyle = `${crit}22`;
-        ctx.fillRect(0, y, width, ROW);
-      }
+      const bands = critical.get(row.agent);
+      const isCrit = bands !== undefined;
+      ctx.fillStyle = `${crit}33`;
+      for (const [from, to] of bands ?? []) ctx.fillRect(x(from), y, Math.max(2, x(to) - x(from)), ROW);
       ctx.fillStyle = isCrit ? crit : muted;
       ctx.fillText(row.agent.length > 14 ? `${row.agent.slice(0, 13)}…` : row.agent, 4, y + ROW / 2);
       const s = row.segs;
@@ -105,6 +107,12 @@ export function timelineChart(maxHeight = 340): TimelineChart {
     el,
     update(next) {
       view = next;
+      critical = new Map();
+      for (const s of next.critical.segments) {
+        const list = critical.get(s.agent) ?? [];
+        list.push([s.startMs - next.startMs, s.endMs - next.startMs]);
+        critical.set(s.agent, list);
+      }
       frame ||= requestAnimationFrame(draw);
     },
   };

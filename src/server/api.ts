@@ -8,11 +8,19 @@ import { type Coordination, createCoordination, USER_SENDER } from '../coord/ind
 import type { ContextKind, EventKind } from '../core/events.js';
 import type { Store } from '../store/index.js';
 import { requestRunStop } from '../swarm/stop.js';
+import {
+  agentRow,
+  claimItem,
+  contextItem,
+  mergeItem,
+  messageItem,
+  toCompactView,
+} from '../view/compact-view.js';
+import { viewAgents, viewEndMs } from '../view/run-view.js';
 import { approveFromOutside } from '../workspace/integration/index.js';
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
 import { listRunItems } from './run-list.js';
 import type { RunTracker } from './run-tracker.js';
-import { snapshot } from './run-view.js';
 import { streamRunEvents } from './sse.js';
 
 export interface ApiDeps {
@@ -59,7 +67,7 @@ const routes: Route[] = [
     handler: async (_req, res, _url, [runId = ''], deps) => {
       const run = await deps.store.runs.getRun(runId);
       if (!run) return sendError(res, 404, `no run ${runId}`);
-      const view = snapshot(await deps.tracker.state(runId));
+      const view = toCompactView(await deps.tracker.state(runId), Date.now());
       // The runs row is authoritative for status (a stop of an orphaned run sets it there too).
       sendJson(res, 200, {
         ...view,
@@ -96,7 +104,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/agents$`),
     handler: async (_req, res, _url, [runId = ''], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      sendJson(res, 200, { agents: snapshot(await deps.tracker.state(runId)).agents });
+      sendJson(res, 200, { agents: toCompactView(await deps.tracker.state(runId), Date.now()).agents });
     },
   },
   {
@@ -106,19 +114,18 @@ const routes: Route[] = [
       if (!(await runOr404(deps, res, runId))) return;
       const name = decodeURIComponent(rawName);
       const state = await deps.tracker.state(runId);
-      const agent = state.agents.get(name);
+      const agent = viewAgents(state, viewEndMs(state, Date.now())).find((a) => a.name === name);
       if (!agent) return sendError(res, 404, `run ${runId} has no agent ${name}`);
-      const row = snapshot(state).agents.find((a) => a.name === name);
       const transcript = await deps.store.log.read(runId, {
         agent: name,
         afterSeq: intParam(url.searchParams.get('after'), 0, 0, Number.MAX_SAFE_INTEGER),
         limit: intParam(url.searchParams.get('limit'), 5000, 1, 20_000),
       });
       sendJson(res, 200, {
-        agent: row,
-        model: agent.model,
+        agent: agentRow(agent),
+        model: agent.model ?? '',
         branch: agent.branch,
-        commits: agent.commits,
+        commits: agent.commits.map((c) => ({ ...c, ts: new Date(c.tMs).toISOString() })),
         stopReason: agent.stopReason,
         finishStatus: agent.finishStatus,
         transcript,
@@ -134,7 +141,7 @@ const routes: Route[] = [
       const all = (await deps.tracker.state(runId)).context;
       const entries = kinds ? all.filter((e) => kinds.includes(e.kind)) : all;
       const limit = intParam(url.searchParams.get('limit'), 1000, 1, 100_000);
-      sendJson(res, 200, { entries: entries.slice(-limit), total: entries.length });
+      sendJson(res, 200, { entries: entries.slice(-limit).map(contextItem), total: entries.length });
     },
   },
   {
@@ -152,7 +159,8 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/messages$`),
     handler: async (_req, res, _url, [runId = ''], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      sendJson(res, 200, { messages: (await deps.tracker.state(runId)).messages });
+      const messages = (await deps.tracker.state(runId)).messages.values();
+      sendJson(res, 200, { messages: [...messages].map(messageItem) });
     },
   },
   {
@@ -160,7 +168,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/claims$`),
     handler: async (_req, res, _url, [runId = ''], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      sendJson(res, 200, { claims: [...(await deps.tracker.state(runId)).claims.values()] });
+      sendJson(res, 200, { claims: [...(await deps.tracker.state(runId)).claims.values()].map(claimItem) });
     },
   },
   {
@@ -168,7 +176,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/merges$`),
     handler: async (_req, res, _url, [runId = ''], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      sendJson(res, 200, { merges: [...(await deps.tracker.state(runId)).merges.values()] });
+      sendJson(res, 200, { merges: [...(await deps.tracker.state(runId)).merges.values()].map(mergeItem) });
     },
   },
   {
@@ -176,7 +184,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/metrics$`),
     handler: async (_req, res, _url, [runId = ''], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      const v = snapshot(await deps.tracker.state(runId));
+      const v = toCompactView(await deps.tracker.state(runId), Date.now());
       sendJson(res, 200, {
         status: v.status,
         wallClockMs: v.wallClockMs,
@@ -187,7 +195,8 @@ const routes: Route[] = [
         events: v.events,
         agents: v.agents.length,
         counts: v.counts,
-        criticalSteps: Math.max(0, ...v.agents.map((a) => a.steps)),
+        criticalSteps: v.timeline.critical.steps,
+        criticalPath: v.timeline.critical,
         verify: v.verify,
         series: v.series,
         limits: v.limits,

@@ -1,9 +1,7 @@
 /** The dashboard server (docs/dashboard.md). */
 export { decideAccess, isLoopbackHost } from './access.js';
 export type { RunListItem } from './run-list.js';
-export { RunState } from './run-state.js';
 export { RunTracker } from './run-tracker.js';
-export { type RunView, snapshot } from './run-view.js';
 export {
   createRequestHandler,
   type RequestHandler,

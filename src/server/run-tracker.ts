@@ -1,11 +1,12 @@
 /**
- * Follows runs for the server: one RunState per run, caught up from the log on demand (only events
- * after the last seen seq are read), and one shared poll per run while SSE clients watch it, so N
- * open dashboards cost one query per tick, not N.
+ * Follows runs for the server: one view-model accumulator (src/view/run-state.ts, the same fold as
+ * `colony report`) per run, caught up from the log on demand (only events after the last seen seq are
+ * read), and one shared poll per run while SSE clients watch it, so N open dashboards cost one query
+ * per tick, not N.
  */
 import type { EventLog } from '../store/index.js';
+import { applyEvent, emptyRunState, type RunState } from '../view/run-state.js';
 import type { EventPageReader } from './event-reader.js';
-import { RunState } from './run-state.js';
 
 const PAGE = 10_000;
 /** Runs kept in memory (a 100k-event run's state is a few tens of MB). */
@@ -19,6 +20,7 @@ export interface TrackerOptions {
 }
 
 interface Tracked {
+  runId: string;
   state: RunState;
   refreshing: Promise<void> | null;
   watchers: Set<(lastSeq: number) => void>;
@@ -48,7 +50,7 @@ export class RunTracker {
       this.runs.set(runId, t);
       return t;
     }
-    t = { state: new RunState(runId), refreshing: null, watchers: new Set(), timer: null };
+    t = { runId, state: emptyRunState(), refreshing: null, watchers: new Set(), timer: null };
     this.runs.set(runId, t);
     // Forget the least recently used runs nobody watches, so a long-lived server stays small.
     for (const [id, other] of this.runs) {
@@ -69,8 +71,8 @@ export class RunTracker {
     t.refreshing ??= (async () => {
       try {
         for (;;) {
-          const page = await this.readPage(t.state.runId, t.state.lastSeq, PAGE);
-          for (const event of page) t.state.apply(event);
+          const page = await this.readPage(t.runId, t.state.lastSeq, PAGE);
+          for (const event of page) applyEvent(t.state, event);
           if (page.length < PAGE) break;
         }
       } finally {

@@ -3,11 +3,23 @@
  * imports): the dashboard loads the compiled files from dist/src/view/ as ES modules.
  */
 export { type RunCharts, renderRunCharts } from './charts.js';
+export * from './compact-types.js';
+export {
+  agentRow,
+  claimItem,
+  contextItem,
+  MAX_FEED,
+  mergeItem,
+  messageItem,
+  toCompactView,
+} from './compact-view.js';
 export { criticalPath } from './critical-path.js';
+export { describeToolCall, oneLine } from './describe.js';
 export { formatCount, formatDuration, formatOffset, formatUsd } from './format.js';
+export { type LimitRow, limitRows } from './limits.js';
 export { type ProgressOptions, progressLines } from './progress-lines.js';
-export { applyEvent, emptyRunState, type RunState } from './run-state.js';
-export { buildRunView, toRunView } from './run-view.js';
+export { applyEvent, emptyRunState, type RunState, WAITING_TOOLS } from './run-state.js';
+export { buildRunView, countByState, toRunView, viewAgents, viewLanes, viewTotals } from './run-view.js';
 export { mergeSeries, usageSeries } from './series.js';
 export { type GanttOptions, renderGantt } from './svg/gantt.js';
 export { COLORS } from './svg/palette.js';

@@ -3,7 +3,7 @@
  * A pure function of the view model so it is testable without a terminal.
  */
 import { formatCount, formatDuration, formatUsd } from './format.js';
-import type { AgentState, RunView } from './types.js';
+import { AGENT_STATES, type AgentState, type RunView } from './types.js';
 
 export interface ProgressOptions {
   /** Terminal width: lines are cut to it. */
@@ -12,15 +12,23 @@ export interface ProgressOptions {
   maxAgents?: number;
 }
 
-const ORDER: Record<AgentState, number> = { tool: 0, thinking: 1, waiting: 2, idle: 3, failed: 4, done: 5 };
+const ORDER: Record<AgentState, number> = {
+  tool: 0,
+  thinking: 1,
+  waiting: 2,
+  idle: 3,
+  queued: 4,
+  failed: 5,
+  stopped: 6,
+  done: 7,
+};
 
 export function progressLines(view: RunView, options: ProgressOptions = {}): string[] {
   const columns = Math.max(20, options.columns ?? 100);
   const maxAgents = options.maxAgents ?? 8;
   const t = view.totals;
   const s = view.byState;
-  const states = (['thinking', 'tool', 'waiting', 'idle', 'done', 'failed'] as const)
-    .filter((k) => s[k] > 0)
+  const states = AGENT_STATES.filter((k) => s[k] > 0)
     .map((k) => `${s[k]} ${k}`)
     .join(' · ');
   const merges =

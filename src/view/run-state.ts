@@ -1,17 +1,23 @@
 /**
- * The run accumulator: events are applied one at a time (a finished run's log, or a live stream), and
- * `toRunView` (run-view.ts) turns the state into the view model at any moment. Plain data + functions;
- * browser-safe (types only from core).
+ * The run accumulator, the one fold of a run's events for the whole product (report, compare,
+ * terminal progress, the dashboard server): events are applied one at a time (a finished run's log,
+ * or a live stream), and `toRunView` (run-view.ts) or `toCompactView` (compact-view.ts) snapshot it at
+ * any moment. Plain data + functions; browser-safe (types only from core).
  */
 import type { EventKind, EventPayloads, StoredEvent } from '../core/events.js';
-import type {
-  AgentView,
-  ContextEntryView,
-  LimitView,
-  MergeView,
-  MessageView,
-  TimelineBar,
-  UsagePoint,
+import { describeToolCall, oneLine } from './describe.js';
+import {
+  type AgentState,
+  type AgentView,
+  type ContextEntryView,
+  FINAL_STATES,
+  type HeldClaim,
+  type LimitView,
+  type MergeView,
+  type MessageView,
+  type TimelineBar,
+  type UsagePoint,
+  type VerifyView,
 } from './types.js';
 
 /** A task a lead assigned to a subagent (orchestrated runs): the critical path follows these. */
@@ -41,7 +47,10 @@ export interface RunState {
   model: string | null;
   status: string;
   reason: string | null;
-  /** peers: the configured agent count, so peers still queued show as idle. */
+  resultBranch: string | null;
+  /** run.started.data.config (the RunSpec: limits, concurrency, agents…). */
+  config: Record<string, unknown>;
+  /** peers: peer-1…peer-N from the configured agent count, so peers not started yet show as queued. */
   plannedAgents: string[];
   firstMs: number | null;
   lastMs: number | null;
@@ -51,18 +60,31 @@ export interface RunState {
   /** Tool calls of each agent's last model response not finished yet (state stays `tool` till 0). */
   pendingCalls: Map<string, number>;
   usage: UsagePoint[];
+  /** Reasoning tokens (a part of output some providers report apart). */
+  reasoningTokens: number;
+  /** Claims held now by claim id. */
+  claims: Map<number, HeldClaim>;
   merges: Map<number, MergeView>;
   context: ContextEntryView[];
   messages: Map<number, MessageView>;
   limits: LimitView[];
-  verify: { command: string; passed: boolean; exitCode: number | null } | null;
+  verify: VerifyView | null;
   tasks: Map<string, TaskRecord>;
   events: number;
   lastSeq: number;
 }
 
 /** Tools during which an agent waits on others rather than works. */
-const WAITING_TOOLS = new Set(['assign_task']);
+export const WAITING_TOOLS: ReadonlySet<string> = new Set([
+  'assign_task',
+  'message_read',
+  'merge_request',
+  'sync',
+  'wait',
+]);
+
+/** Long outputs (verify, rejected merges) are kept to this many characters. */
+const MAX_OUTPUT = 4000;
 
 export function emptyRunState(): RunState {
   return {
@@ -72,6 +94,8 @@ export function emptyRunState(): RunState {
     model: null,
     status: 'running',
     reason: null,
+    resultBranch: null,
+    config: {},
     plannedAgents: [],
     firstMs: null,
     lastMs: null,
@@ -80,6 +104,8 @@ export function emptyRunState(): RunState {
     openTools: new Map(),
     pendingCalls: new Map(),
     usage: [],
+    reasoningTokens: 0,
+    claims: new Map(),
     merges: new Map(),
     context: [],
     messages: new Map(),
@@ -96,7 +122,8 @@ export function newAgent(name: string, atMs: number): AgentView {
     name,
     profile: null,
     model: null,
-    state: 'idle',
+    // Known but not started: a peer waiting behind the concurrency limit.
+    state: 'queued',
     stateSinceMs: atMs,
     claim: null,
     lastAction: null,
@@ -109,6 +136,7 @@ export function newAgent(name: string, atMs: number): AgentView {
     finishedMs: null,
     finishStatus: null,
     finishReason: null,
+    stopReason: null,
     branch: null,
     commits: [],
   };
@@ -123,8 +151,8 @@ function agentOf(state: RunState, name: string, atMs: number): AgentView {
   return agent;
 }
 
-function setState(agent: AgentView, next: AgentView['state'], atMs: number): void {
-  if (agent.state === 'done' || agent.state === 'failed') return;
+function setState(agent: AgentView, next: AgentState, atMs: number): void {
+  if (FINAL_STATES.has(agent.state)) return;
   if (agent.state !== next) {
     agent.state = next;
     agent.stateSinceMs = atMs;
@@ -149,9 +177,9 @@ function data<K extends EventKind>(event: StoredEvent, _kind: K): EventPayloads[
   return event.data as EventPayloads[K];
 }
 
-function clip(text: string, max = 80): string {
-  const line = text.trim().split('\n', 1)[0] ?? '';
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+/** agent.finished status → state (an unknown status counts as failed). */
+function finishedState(status: string): AgentState {
+  return status === 'done' || status === 'stopped' ? status : 'failed';
 }
 
 /** Applies one event (in log order). Unknown kinds are counted and otherwise ignored. */
@@ -172,6 +200,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       state.topology = d.topology;
       state.goal = d.goal;
       state.model = d.model;
+      state.config = d.config;
       const planned = typeof d.config.agents === 'number' ? d.config.agents : 0;
       if (d.topology === 'peers')
         state.plannedAgents = Array.from({ length: planned }, (_, i) => `peer-${i + 1}`);
@@ -181,8 +210,13 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       const d = data(event, 'run.finished');
       state.status = d.status;
       state.reason = d.reason;
+      state.resultBranch = d.resultBranch;
       break;
     }
+    case 'run.resumed':
+      state.status = 'running';
+      state.reason = null;
+      break;
     case 'workspace.ready':
       if (agent) agent.branch = data(event, 'workspace.ready').branch;
       break;
@@ -202,9 +236,10 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       agent.finishedMs = at;
       agent.finishStatus = d.status;
       agent.finishReason = d.reason;
-      setState(agent, d.status === 'done' ? 'done' : 'failed', at);
+      agent.stopReason = d.stopReason;
+      setState(agent, finishedState(d.status), at);
       agent.claim = null;
-      act(agent, `finished: ${d.status} (${d.reason})`, at);
+      act(agent, `finished (${d.status}): ${oneLine(d.reason || d.stopReason)}`, at);
       break;
     }
     case 'model.response': {
@@ -220,6 +255,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         costUsd: d.turn.costUsd,
       };
       state.usage.push(point);
+      state.reasoningTokens += u.reasoning ?? 0;
       agent.steps += 1;
       agent.tokens.uncached += u.input;
       agent.tokens.cached += u.cachedInput ?? 0;
@@ -235,11 +271,16 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         step: d.step,
         error: false,
         open: false,
+        wait: false,
       });
       state.pendingCalls.set(name, calls.length);
       // Tools asked for run next; an answer with no tools ends the agent's work (idle until finished).
       setState(agent, calls.length > 0 ? 'tool' : 'idle', at);
-      act(agent, calls.length > 0 ? `→ ${calls.join(', ')}` : `answer: ${clip(d.turn.text)}`, at);
+      act(
+        agent,
+        calls.length > 0 ? `calls ${calls.join(', ')}` : `says ${oneLine(d.turn.text || '(nothing)')}`,
+        at,
+      );
       break;
     }
     case 'model.error': {
@@ -253,8 +294,9 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         step: d.step,
         error: true,
         open: false,
+        wait: false,
       });
-      act(agent, `model error (${d.kind}): ${clip(d.message)}`, at);
+      act(agent, `model error (${d.kind}): ${oneLine(d.message)}`, at);
       break;
     }
     case 'model.retry': {
@@ -274,7 +316,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       }
       open.set(d.callId, { startMs: at, name: d.name, step: d.step });
       setState(agent, WAITING_TOOLS.has(d.name) ? 'waiting' : 'tool', at);
-      act(agent, d.name, at);
+      act(agent, describeToolCall(d.name, d.arguments), at);
       break;
     }
     case 'tool.finished': {
@@ -292,43 +334,72 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         step: d.step,
         error: d.isError,
         open: false,
+        wait: WAITING_TOOLS.has(d.name),
       });
       const pending = Math.max(0, (state.pendingCalls.get(name) ?? 1) - 1);
       state.pendingCalls.set(name, pending);
       if (pending === 0 && (!open || open.size === 0)) setState(agent, 'thinking', at);
-      act(agent, clip(d.summary || d.name), at);
+      // A success keeps the call's description (more telling than "ok"); a failure says why.
+      if (d.isError) act(agent, `${d.name} failed: ${oneLine(d.summary, 90)}`, at);
       break;
     }
     case 'claim.granted': {
-      if (!agent) break;
+      if (!agent || !name) break;
       const d = data(event, 'claim.granted');
       agent.claim = { claimId: d.claimId, scope: d.scope, summary: d.summary, sinceMs: at };
+      state.claims.set(d.claimId, { ...agent.claim, agent: name });
       act(agent, `claimed ${d.scope}`, at);
       break;
     }
     case 'claim.released':
     case 'claim.expired': {
       const d = event.data as EventPayloads['claim.released'];
-      // An expired claim names its holder in the data; the event's agent may be someone else.
-      const holder =
-        event.kind === 'claim.expired' ? state.agents.get(data(event, 'claim.expired').holder) : agent;
-      if (holder?.claim?.claimId === d.claimId) holder.claim = null;
+      const held = state.claims.get(d.claimId);
+      state.claims.delete(d.claimId);
+      // The table knows the holder; an expired claim's event agent may be someone else.
+      const holder = held
+        ? state.agents.get(held.agent)
+        : event.kind === 'claim.expired'
+          ? state.agents.get(data(event, 'claim.expired').holder)
+          : agent;
+      if (holder?.claim?.claimId === d.claimId) {
+        // Show the holder's most recent other claim, if it still holds one.
+        let other: HeldClaim | null = null;
+        for (const c of state.claims.values()) if (c.agent === holder.name) other = c;
+        holder.claim = other
+          ? { claimId: other.claimId, scope: other.scope, summary: other.summary, sinceMs: other.sinceMs }
+          : null;
+      }
       break;
     }
     case 'claim.conflict':
-      if (agent) act(agent, `claim conflict on ${data(event, 'claim.conflict').scope}`, at);
+      if (agent) {
+        const d = data(event, 'claim.conflict');
+        act(agent, `claim conflict on ${d.scope} (held by ${d.holder})`, at);
+      }
       break;
-    case 'commit.created':
-      if (agent) agent.commits.push(data(event, 'commit.created').commit);
+    case 'commit.created': {
+      if (!agent) break;
+      const d = data(event, 'commit.created');
+      agent.branch = d.branch;
+      agent.commits.push({ commit: d.commit, branch: d.branch, files: d.files, tMs: at });
       break;
+    }
     case 'limit.hit': {
       const d = data(event, 'limit.hit');
       state.limits.push({ tMs: at, agent: name, limit: d.limit, value: d.value, used: d.used });
       break;
     }
     case 'verify.finished': {
+      // The run's verify; an agent's own verify (agent set) is one of its steps, not the result.
+      if (name) break;
       const d = data(event, 'verify.finished');
-      state.verify = { command: d.command, passed: d.passed, exitCode: d.exitCode };
+      state.verify = {
+        command: d.command,
+        passed: d.passed,
+        exitCode: d.exitCode,
+        output: d.output.slice(0, MAX_OUTPUT),
+      };
       break;
     }
     case 'context.posted': {
@@ -342,6 +413,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         summary: d.summary,
         scope: d.scope,
       });
+      if (agent) act(agent, `posted ${d.kind}: ${oneLine(d.summary, 90)}`, at);
       break;
     }
     case 'message.sent': {
@@ -368,6 +440,8 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
           message.via = d.via;
         }
       }
+      if (agent && d.via === 'interrupt')
+        act(agent, `interrupted by ${d.messages.map((m) => m.from).join(', ')}`, at);
       break;
     }
     case 'merge.requested': {
@@ -384,6 +458,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         files: [],
         commit: d.commit,
         batch: [],
+        output: null,
       });
       if (agent) act(agent, `merge request #${d.mr}`, at);
       break;
@@ -414,6 +489,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         merge.decidedMs = at;
         merge.reason = d.reason;
         merge.files = d.files;
+        merge.output = d.output.slice(0, MAX_OUTPUT);
       }
       break;
     }
@@ -422,6 +498,8 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       const sub = agentOf(state, d.name, at);
       sub.profile = d.profile;
       sub.model = d.model;
+      // Created by the lead, waiting for a task.
+      setState(sub, 'idle', at);
       if (!state.plannedAgents.includes(d.name)) state.plannedAgents.push(d.name);
       break;
     }
@@ -444,7 +522,10 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
     case 'task.started': {
       const task = state.tasks.get(data(event, 'task.started').task);
       if (task) task.startMs = at;
-      if (agent) act(agent, `task ${data(event, 'task.started').task}`, at);
+      if (agent) {
+        setState(agent, 'thinking', at);
+        act(agent, `task ${data(event, 'task.started').task}`, at);
+      }
       break;
     }
     case 'task.finished': {

@@ -5,9 +5,21 @@
 import type { ContextKind } from '../core/events.js';
 
 /** What an agent is doing now (see docs/report.md for the exact rules). */
-export type AgentState = 'thinking' | 'tool' | 'waiting' | 'idle' | 'done' | 'failed';
+export type AgentState = 'queued' | 'thinking' | 'tool' | 'waiting' | 'idle' | 'done' | 'stopped' | 'failed';
 
-export const AGENT_STATES: readonly AgentState[] = ['thinking', 'tool', 'waiting', 'idle', 'done', 'failed'];
+export const AGENT_STATES: readonly AgentState[] = [
+  'queued',
+  'thinking',
+  'tool',
+  'waiting',
+  'idle',
+  'done',
+  'stopped',
+  'failed',
+];
+
+/** States an agent never leaves (agent.finished). */
+export const FINAL_STATES: ReadonlySet<AgentState> = new Set(['done', 'stopped', 'failed']);
 
 /** Token counts with cached input apart (`uncached` is input that was not served from a cache). */
 export interface TokenSplit {
@@ -22,6 +34,18 @@ export interface ClaimView {
   scope: string;
   summary: string;
   sinceMs: number;
+}
+
+/** A claim held now, with its holder (the run's claims table as the log tells it). */
+export interface HeldClaim extends ClaimView {
+  agent: string;
+}
+
+export interface CommitView {
+  commit: string;
+  branch: string;
+  files: number;
+  tMs: number;
 }
 
 export interface AgentView {
@@ -44,8 +68,10 @@ export interface AgentView {
   /** agent.finished status and reason (done | failed | stopped), null while running. */
   finishStatus: string | null;
   finishReason: string | null;
+  /** agent.finished stopReason (answered, max_steps, aborted, …). */
+  stopReason: string | null;
   branch: string | null;
-  commits: string[];
+  commits: CommitView[];
 }
 
 /** One bar of the Gantt timeline: a model call or a tool call. `open` bars are still running. */
@@ -57,6 +83,8 @@ export interface TimelineBar {
   step: number;
   error: boolean;
   open: boolean;
+  /** A tool during which the agent waits on others (message_read, merge_request, sync, assign_task…). */
+  wait: boolean;
 }
 
 export interface TimelineLane {
@@ -130,6 +158,8 @@ export interface MergeView {
   files: string[];
   commit: string | null;
   batch: number[];
+  /** The rejection's command output (first 4,000 characters). */
+  output: string | null;
 }
 
 export interface ContextEntryView {
@@ -172,6 +202,14 @@ export interface RunTotals {
   merges: { requested: number; landed: number; rejected: number; pending: number };
 }
 
+export interface VerifyView {
+  command: string;
+  passed: boolean;
+  exitCode: number | null;
+  /** First 4,000 characters. */
+  output: string;
+}
+
 export interface RunView {
   runId: string | null;
   topology: string | null;
@@ -179,6 +217,7 @@ export interface RunView {
   model: string | null;
   status: string;
   reason: string | null;
+  resultBranch: string | null;
   startMs: number | null;
   /** The last event's time, or `nowMs` while the run is running. */
   endMs: number | null;
@@ -193,7 +232,8 @@ export interface RunView {
   context: ContextEntryView[];
   messages: MessageView[];
   limits: LimitView[];
-  verify: { command: string; passed: boolean; exitCode: number | null } | null;
+  claims: HeldClaim[];
+  verify: VerifyView | null;
   events: number;
   lastSeq: number;
 }

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/events.js';
-import { type RunningServer, type RunView, startServer } from '../../src/server/index.js';
+import type { EventInput, StoredEvent } from '../../src/core/events.js';
+import { type RunningServer, startServer } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
-import { openTestStore } from '../helpers/db.js';
+import type { CompactRunView as RunView } from '../../src/view/compact-types.js';
+import { buildRunView } from '../../src/view/run-view.js';
+import { openTestStore, testRunId } from '../helpers/db.js';
 import { collectSse, request } from './http-client.js';
 import { agentSteps, recordRun } from './run-fixture.js';
 
@@ -42,9 +44,8 @@ describe('reading (open on loopback)', () => {
       (v.agents as Array<{ name: string; state: string }>).map((a) => [a.name, a.state]),
     );
     expect(states).toEqual({ 'peer-1': 'done', 'peer-2': 'thinking' });
-    expect(v.agents.find((a) => a.name === 'peer-2')?.lastAction).toBe(
-      'posted FAIL: beta test fails: off by one',
-    );
+    expect(v.agents.find((a) => a.name === 'peer-2')?.lastAction).toBe('merge request #3');
+    expect(v.agents.find((a) => a.name === 'peer-1')?.lastAction).toBe('finished (done): done');
     expect(v.context.map((c: { kind: string }) => c.kind)).toEqual(['FAIL', 'FACT']);
     expect(v.merges.map((m: { mr: number; status: string }) => [m.mr, m.status])).toEqual([
       [3, 'awaiting_approval'],
@@ -53,14 +54,17 @@ describe('reading (open on loopback)', () => {
     ]);
     expect(v.merges[1]?.reason).toBe('conflict');
     expect(v.claims).toEqual([expect.objectContaining({ agent: 'peer-1', scope: 'src/alpha' })]);
-    expect(v.series.at(-1)).toMatchObject({ uncached: 3 * 400, cached: 3 * 600, output: 150 });
+    // `input` is uncached input (src/model/usage): 1,000 uncached + 600 cached per call.
+    expect(v.series.at(-1)).toMatchObject({ uncached: 3 * 1000, cached: 3 * 600, output: 150 });
+    expect(v.limits.find((l) => l.name === 'budget_tokens')?.used).toBe(3 * 1650);
     expect(v.limits.find((l: { name: string }) => l.name === 'budget_usd')).toMatchObject({
       limit: 1,
       used: 0.006,
     });
     expect(v.timeline.rows).toHaveLength(2);
-    // peer-2's steps were logged last, so its chain bounds the makespan.
-    expect(v.timeline.critical?.agent).toBe('peer-2');
+    // The report's critical path (peers: the agent with the most steps), not a second rule.
+    expect(v.timeline.critical).toMatchObject({ method: 'longest-agent', steps: 2 });
+    expect(v.timeline.critical.segments.map((s) => s.agent)).toEqual(['peer-1']);
   });
 
   it('serves events, an agent transcript, context by kind, metrics; 404 for unknown runs', async () => {
@@ -80,6 +84,88 @@ describe('reading (open on loopback)', () => {
   it('refuses a Host header that is not loopback (DNS rebinding)', async () => {
     const r = await request(server.url, 'GET', '/api/runs', { host: 'evil.example:7420' });
     expect(r.status).toBe(403);
+  });
+});
+
+describe('one fold: the API and the report view agree', () => {
+  /** The API's view next to buildRunView over the same log: same states, critical path, totals. */
+  async function both(id: string) {
+    const api = (await request(server.url, 'GET', `/api/runs/${id}`)).body as unknown as RunView;
+    const report = buildRunView(await store.log.read(id), Date.now());
+    const states = (rows: Array<{ name: string; state: string }>) =>
+      Object.fromEntries(rows.map((a) => [a.name, a.state]));
+    expect(states(api.agents)).toEqual(states(report.agents));
+    expect(api.timeline.critical.steps).toBe(report.criticalPath.steps);
+    expect(api.costUsd).toBe(report.totals.costUsd);
+    expect(api.tokens.input).toBe(report.totals.tokens.uncached);
+    expect(api.tokens.cachedInput).toBe(report.totals.tokens.cached);
+    return { api, states: states(api.agents) };
+  }
+
+  it('shows a stopped agent as stopped and peers not started yet as queued, incrementally', async () => {
+    const id = testRunId('fold');
+    const created = await store.runs.createRun({ runId: id, topology: 'peers', goal: 'g', repo: '/r' });
+    if (!created.ok) throw new Error(created.error);
+    const start = (agent: string): EventInput => ({
+      runId: id,
+      agent,
+      kind: 'agent.started',
+      data: { profile: 'coder', model: 'fake', task: 't', system: 's', tools: ['bash'], maxSteps: 20 },
+    });
+    const first: EventInput[] = [
+      {
+        runId: id,
+        agent: null,
+        kind: 'run.started',
+        data: {
+          topology: 'peers',
+          goal: 'g',
+          repo: '/r',
+          base: 'main',
+          model: 'fake',
+          config: { agents: 3, concurrency: 2 },
+        },
+      },
+      start('peer-1'),
+      start('peer-2'),
+      ...agentSteps(id, 'peer-1', 1),
+      {
+        runId: id,
+        agent: 'peer-1',
+        kind: 'agent.finished',
+        data: { status: 'stopped', stopReason: 'aborted', reason: 'stop requested', steps: 1, finalText: '' },
+      },
+      ...agentSteps(id, 'peer-2', 2),
+    ];
+    for (const e of first) await store.log.append(e);
+    await store.log.flush();
+    const one = await both(id);
+    expect(one.states).toEqual({ 'peer-1': 'stopped', 'peer-2': 'thinking', 'peer-3': 'queued' });
+    expect(one.api.counts).toMatchObject({ stopped: 1, failed: 0, queued: 1, thinking: 1 });
+    expect(one.api.limits.find((l) => l.name === 'concurrency')).toMatchObject({ limit: 2, used: 1 });
+    expect(one.api.timeline.rows.map((r) => r.agent)).toEqual(['peer-1', 'peer-2', 'peer-3']);
+
+    // The server's state is caught up incrementally: peer-3 gets its slot and calls a tool.
+    const more: EventInput[] = [start('peer-3'), ...agentSteps(id, 'peer-3', 1).slice(0, 2)];
+    for (const e of more) await store.log.append(e);
+    await store.log.flush();
+    const two = await both(id);
+    expect(two.api.lastSeq).toBe(one.api.lastSeq + 3);
+    expect(two.states).toEqual({ 'peer-1': 'stopped', 'peer-2': 'thinking', 'peer-3': 'tool' });
+
+    // The run is stopped before the others log agent.finished: they are stopped too, not failed.
+    await store.log.append({
+      runId: id,
+      agent: null,
+      kind: 'run.finished',
+      data: { status: 'stopped', reason: 'enough', resultBranch: null },
+    });
+    await store.log.flush();
+    const three = await both(id);
+    expect(three.states).toEqual({ 'peer-1': 'stopped', 'peer-2': 'stopped', 'peer-3': 'stopped' });
+    const agent = await request(server.url, 'GET', `/api/runs/${id}/agents/peer-1`);
+    expect(agent.body).toMatchObject({ finishStatus: 'stopped', stopReason: 'aborted' });
+    expect((agent.body.agent as { state: string }).state).toBe('stopped');
   });
 });
 

@@ -108,7 +108,7 @@ describe('buildRunView', () => {
     expect(mid.agents.map((a) => [a.name, a.state])).toEqual([
       ['peer-1', 'thinking'],
       ['peer-2', 'tool'],
-      ['peer-3', 'idle'], // configured, not started yet
+      ['peer-3', 'queued'], // configured, not started yet (behind the concurrency limit)
     ]);
     const p1 = mid.agents[0];
     expect(p1?.claim?.scope).toBe('src/a.js');
@@ -116,7 +116,10 @@ describe('buildRunView', () => {
     expect(mid.totals.tokens).toEqual({ uncached: 300, cached: 50, cacheWrite: 0, output: 30 });
     expect(mid.totals.costUsd).toBe(0.001);
     expect(mid.totals.unpricedCalls).toBe(1);
-    expect(mid.byState).toMatchObject({ thinking: 1, tool: 1, idle: 1, done: 0 });
+    expect(mid.byState).toMatchObject({ thinking: 1, tool: 1, queued: 1, idle: 0, done: 0 });
+    expect(mid.claims).toEqual([expect.objectContaining({ agent: 'peer-1', scope: 'src/a.js' })]);
+    expect(p1?.lastAction).toBe('merge request #2');
+    expect(mid.agents[1]?.lastAction).toBe('bash');
     // Running: peer-2's bash and peer-1's next model call are open bars up to "now".
     const p2lane = mid.lanes.find((l) => l.agent === 'peer-2');
     expect(p2lane?.bars.some((b) => b.kind === 'tool' && b.open && b.label === 'bash')).toBe(true);
@@ -179,11 +182,13 @@ describe('buildRunView', () => {
 
     const done = buildRunView(await store.log.read(runId));
     expect(done.status).toBe('succeeded');
-    expect(done.agents.map((a) => a.state)).toEqual(['failed', 'done', 'idle']);
+    expect(done.agents.map((a) => a.state)).toEqual(['failed', 'done', 'queued']);
     expect(done.agents[0]?.claim).toBeNull();
     expect(done.lanes.flatMap((l) => l.bars).some((b) => b.open)).toBe(false);
     expect(done.lanes.find((l) => l.agent === 'peer-2')?.bars.filter((b) => b.error)).toHaveLength(1);
-    expect(done.verify).toEqual({ command: 'npm test', passed: true, exitCode: 0 });
+    expect(done.verify).toEqual({ command: 'npm test', passed: true, exitCode: 0, output: '' });
+    // No claim.released was logged: the claims table still holds it (its lease runs out).
+    expect(done.claims.map((c) => c.claimId)).toEqual([7]);
     // Peers: the agent with the most steps stands for the critical path.
     expect(done.criticalPath).toMatchObject({ method: 'longest-agent', steps: 3 });
     expect(done.criticalPath.segments.map((s) => s.agent)).toEqual(['peer-2']);
