@@ -12,7 +12,7 @@
  *        [--batch 8] [--home DIR] [--keep] [--sample-ms 250]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordNewRun } from '../src/cli/new-run.js';
@@ -26,6 +26,7 @@ import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { executeRun } from '../src/swarm/execute-run.js';
 import type { RunSpec } from '../src/swarm/run-spec.js';
 import { parseBenchArgs } from './lib/args.js';
+import { commitFixture } from './lib/fixture-repo.js';
 import { fileName, peersBenchPolicy } from './lib/peers-policy.js';
 import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
 
@@ -41,21 +42,11 @@ const COORDINATION_TOOLS = new Set([
 ]);
 
 function syntheticRepo(dir: string, files: number): { dir: string; commit: string } {
-  mkdirSync(join(dir, 'files'), { recursive: true });
-  for (let i = 0; i < files; i++) writeFileSync(join(dir, fileName(i)), 'broken\n');
-  writeFileSync(
-    join(dir, 'README.md'),
-    `# ${files} independent files\n\nEach files/f*.txt must not say broken.\n`,
-  );
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    }).trim();
-  git('init', '-q', '-b', 'main');
-  git('add', '.');
-  git('commit', '-q', '-m', 'synthetic repository');
-  return { dir, commit: git('rev-parse', 'HEAD') };
+  const contents: Record<string, string> = {
+    'README.md': `# ${files} independent files\n\nEach files/f*.txt must not say broken.\n`,
+  };
+  for (let i = 0; i < files; i++) contents[fileName(i)] = 'broken\n';
+  return commitFixture(dir, contents, 'synthetic repository');
 }
 
 /** Counts request characters spent on coordination (tool calls and results) vs everything else. */
