@@ -5,15 +5,7 @@
  * renderer is the fallback when those modules are not built.
  */
 import type { SeriesPoint } from '../view/compact-types.js';
-
-interface UsagePoint {
-  tMs: number;
-  agent: string;
-  uncached: number;
-  cached: number;
-  output: number;
-  costUsd: number | null;
-}
+import type { UsagePoint } from '../view/types.js';
 
 /** The slice of the report's RunView that its usage charts read. */
 export interface ChartInput {

@@ -177,6 +177,16 @@ function data<K extends EventKind>(event: StoredEvent, _kind: K): EventPayloads[
   return event.data as EventPayloads[K];
 }
 
+/** A merge request landed or rejected at `atMs` (undefined when its request is not in the log). */
+function decide(state: RunState, mr: number, status: 'landed' | 'rejected', atMs: number) {
+  const merge = state.merges.get(mr);
+  if (merge) {
+    merge.status = status;
+    merge.decidedMs = atMs;
+  }
+  return merge;
+}
+
 /** agent.finished status → state (an unknown status counts as failed). */
 function finishedState(status: string): AgentState {
   return status === 'done' || status === 'stopped' ? status : 'failed';
@@ -472,10 +482,8 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
     }
     case 'merge.landed': {
       const d = data(event, 'merge.landed');
-      const merge = state.merges.get(d.mr);
+      const merge = decide(state, d.mr, 'landed', at);
       if (merge) {
-        merge.status = 'landed';
-        merge.decidedMs = at;
         merge.commit = d.commit;
         merge.batch = d.batch;
       }
@@ -483,10 +491,8 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
     }
     case 'merge.rejected': {
       const d = data(event, 'merge.rejected');
-      const merge = state.merges.get(d.mr);
+      const merge = decide(state, d.mr, 'rejected', at);
       if (merge) {
-        merge.status = 'rejected';
-        merge.decidedMs = at;
         merge.reason = d.reason;
         merge.files = d.files;
         merge.output = d.output.slice(0, MAX_OUTPUT);

@@ -138,6 +138,9 @@ describe('dashboard in Chromium', () => {
     await page.click('#stop');
     expect(await closed).toBe(1);
     await page.waitForSelector('.run-head [data-status="stopped"]', { timeout: 30_000 });
+    // Its agents show as stopped, not failed (agent.finished 'stopped', or unfinished in a stopped run).
+    await page.waitForSelector('[data-agent][data-state="stopped"]', { timeout: 30_000 });
+    expect(await page.locator('[data-agent][data-state="failed"]').count()).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   }, 180_000);
