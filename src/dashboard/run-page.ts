@@ -301,7 +301,8 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     messageList.update([...v.messages].reverse());
     const current = toSelect.value;
     const options = [
-      ...v.agents.map((a) => a.name).sort((a, b) => a.localeCompare(b, 'en', { numeric: true })),
+      // Timeline rows are already in name order (peer-2 before peer-10).
+      ...v.timeline.rows.map((r) => r.agent),
       '#all',
     ];
     if (toSelect.options.length !== options.length)

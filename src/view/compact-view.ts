@@ -18,7 +18,7 @@ import {
 import { criticalPath } from './critical-path.js';
 import { limitRows } from './limits.js';
 import type { RunState } from './run-state.js';
-import { countByState, viewAgents, viewEndMs, viewLanes, viewTotals } from './run-view.js';
+import { byName, countByState, viewAgents, viewEndMs, viewLanes, viewTotals } from './run-view.js';
 import type {
   AgentState,
   AgentView,
@@ -177,10 +177,7 @@ export function toCompactView(state: RunState, nowMs: number): CompactRunView {
   const laneOf = new Map(lanes.map((l) => [l.agent, l]));
   const t = totals.tokens;
   const rows = agents.map(agentRow);
-  rows.sort(
-    (x, y) =>
-      STATE_ORDER[x.state] - STATE_ORDER[y.state] || x.name.localeCompare(y.name, 'en', { numeric: true }),
-  );
+  rows.sort((x, y) => STATE_ORDER[x.state] - STATE_ORDER[y.state] || byName(x, y));
   return {
     runId: state.runId,
     status: state.status,

@@ -78,7 +78,7 @@ function leadTurns(
       agent: lead,
       startMs: turn.startMs,
       endMs: turn.endMs,
-      label: `${lead} ${turn.label}`,
+      label: `${lead} step ${turn.step}: ${turn.label}`,
       steps: 1,
     });
     let longest: CriticalSegment | null = null;

@@ -273,11 +273,14 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       agent.tokens.output += u.output;
       if (d.turn.costUsd !== null) agent.costUsd = (agent.costUsd ?? 0) + d.turn.costUsd;
       const calls = d.turn.toolCalls.map((c) => c.name);
+      // Labels reuse the event's strings where they can (one tool: its name): in a 100k-event fold a
+      // new string per bar is a visible cost. Renderers prefix the step.
+      const asked = calls.length === 1 ? (calls[0] ?? '') : calls.length > 1 ? calls.join(', ') : 'answer';
       pushBar(state, name, {
         kind: 'model',
         startMs: at - Math.max(0, d.latencyMs),
         endMs: at,
-        label: calls.length > 0 ? `step ${d.step} → ${calls.join(', ')}` : `step ${d.step}: answer`,
+        label: asked,
         step: d.step,
         error: false,
         open: false,
@@ -286,11 +289,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
       state.pendingCalls.set(name, calls.length);
       // Tools asked for run next; an answer with no tools ends the agent's work (idle until finished).
       setState(agent, calls.length > 0 ? 'tool' : 'idle', at);
-      act(
-        agent,
-        calls.length > 0 ? `calls ${calls.join(', ')}` : `says ${oneLine(d.turn.text || '(nothing)')}`,
-        at,
-      );
+      act(agent, calls.length > 0 ? `calls ${asked}` : `says ${oneLine(d.turn.text || '(nothing)')}`, at);
       break;
     }
     case 'model.error': {
@@ -300,7 +299,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         kind: 'model',
         startMs: at,
         endMs: at,
-        label: `step ${d.step}: model error (${d.kind})`,
+        label: `model error (${d.kind})`,
         step: d.step,
         error: true,
         open: false,
@@ -340,7 +339,7 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
         kind: 'tool',
         startMs: started?.startMs ?? at - Math.max(0, d.durationMs),
         endMs: at,
-        label: `${d.name}${d.isError ? ' (error)' : ''}`,
+        label: d.isError ? `${d.name} (error)` : d.name,
         step: d.step,
         error: d.isError,
         open: false,

@@ -79,6 +79,7 @@ export interface TimelineBar {
   kind: 'model' | 'tool';
   startMs: number;
   endMs: number;
+  /** What the call was (`bash`, `read, edit`, `answer`); renderers prefix `step N`. */
   label: string;
   step: number;
   error: boolean;

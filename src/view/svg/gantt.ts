@@ -64,7 +64,7 @@ export function renderGantt(view: RunView, options: GanttOptions = {}): string {
       const w = Math.max(1, x(bar.endMs - start) - x0);
       const stroke = onPath ? ` stroke="${COLORS.critical}" stroke-width="1"` : '';
       const title = bar.label
-        ? `<title>${esc(`${lane.agent} ${bar.label} (${formatOffset(bar.startMs - start)})`)}</title>`
+        ? `<title>${esc(`${lane.agent} step ${bar.step}: ${bar.label} (${formatOffset(bar.startMs - start)})`)}</title>`
         : '';
       body += `<rect x="${n(x0)}" y="${y + 2}" width="${n(w)}" height="${row - 4}" fill="${color}"${stroke}${bar.open ? ' opacity="0.6"' : ''} data-bar="${bar.kind}">${title}</rect>`;
     }
