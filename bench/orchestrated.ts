@@ -12,8 +12,9 @@
  * (N = 1,000, 1 turn, 2 steps, 1 s: 1 + 16 × 2 + 1 = 34 s).
  *
  * Usage: npm run bench -- orchestrated [--n 1000] [--latency-ms 1000] [--concurrency 64] [--task-steps 2]
- *        [--lead-turns 1] [--pool 10] [--sample-ms 200] [--home DIR] [--keep] [--cpu-prof FILE]
- * Prints one JSON line; keys are documented in bench/README.md.
+ *        [--lead-turns 1] [--pool 10] [--sample-ms 200] [--home DIR] [--keep] [--cpu-prof FILE] [--trace]
+ * Prints one JSON line; keys are documented in bench/README.md. `--trace` prints, on stderr, how long
+ * each event kind's append waited for its commit (see bench/lib/trace.ts).
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -34,6 +35,7 @@ import { parseBenchArgs } from './lib/args.js';
 import { makeFixtureRepo } from './lib/fixture-repo.js';
 import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
 import { startProfile } from './lib/profile.js';
+import { createTrace } from './lib/trace.js';
 
 const MB = 1024 * 1024;
 
@@ -165,6 +167,8 @@ async function main(): Promise<void> {
     };
     await recordNewRun(store, spec);
     const spans: CallSpan[] = [];
+    const trace = args.flag('trace') ? createTrace() : null;
+    if (trace) trace.watchLog(store.log);
     const provider = observed(
       createProvider(model, { apiKey: 'bench-not-a-secret', timeoutMs: 120_000, maxRetries: 4 }),
       spans,
@@ -237,6 +241,29 @@ async function main(): Promise<void> {
     firstWave.sort((a, b) => a - b);
     later.sort((a, b) => a - b);
 
+    // Step gap: one subagent's answer back → its next request leaving (the tool run and the request
+    // build; the ideal counts it as 0). Lead gap: a turn's last task answer back → the lead's next
+    // request leaving (the task's last commits, the lead's tool results).
+    const byAgent = new Map<string, CallSpan[]>();
+    for (const s of sub) byAgent.set(s.agent, [...(byAgent.get(s.agent) ?? []), s]);
+    const stepGaps: number[] = [];
+    for (const calls of byAgent.values()) {
+      calls.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < calls.length; i++)
+        stepGaps.push((calls[i] as CallSpan).start - (calls[i - 1] as CallSpan).end);
+    }
+    stepGaps.sort((a, b) => a - b);
+    // A model call as this process sees it (the fake server's latency plus HTTP and this event loop).
+    const callMs = sub.map((s) => s.end - s.start).sort((a, b) => a - b);
+    const leadGaps: number[] = [];
+    for (let t = 1; t < lead.length; t++) {
+      const prev = (lead[t - 1] as CallSpan).end;
+      const next = (lead[t] as CallSpan).start;
+      const lastAnswer = Math.max(...sub.filter((s) => s.end > prev && s.end <= next).map((s) => s.end));
+      if (Number.isFinite(lastAnswer)) leadGaps.push(next - lastAnswer);
+    }
+
+    if (trace) process.stderr.write(`${trace.report()}\n`);
     const counted = await store.pool.query<{ events: string }>(
       'SELECT count(*) AS events FROM colony.events WHERE run_id = $1',
       [spec.runId],
@@ -262,6 +289,11 @@ async function main(): Promise<void> {
         startOverheadMsP99: r(percentile(later, 0.99), 1),
         firstWaveStartMsP50: r(percentile(firstWave, 0.5), 1),
         firstWaveStartMsMax: r(percentile(firstWave, 1), 1),
+        stepGapMsP50: r(percentile(stepGaps, 0.5), 1),
+        stepGapMsP99: r(percentile(stepGaps, 0.99), 1),
+        subagentCallMsP50: r(percentile(callMs, 0.5), 1),
+        subagentCallMsP99: r(percentile(callMs, 0.99), 1),
+        leadGapMsMax: r(Math.max(0, ...leadGaps), 1),
         peakRssMB: r(rss.peakBytes / MB, 1),
         peakNodeRssMB: r((rss.peakByPid.get(process.pid) ?? 0) / MB, 1),
         nodeCpuMs: Math.round((cpu.user + cpu.system) / 1000),

@@ -41,6 +41,11 @@ export interface AgentDeps {
   stopWhen?: StopCondition[];
   /** Messages to put in front of the next model request (e.g. direct messages that interrupt). */
   beforeModelCall?: () => Promise<Message[]>;
+  /**
+   * Called once the outcome is decided, before its last events are committed (no more model or tool
+   * calls follow): the orchestrated scheduler hands the agent's slot over here.
+   */
+  onOutcome?: (outcome: AgentOutcome) => void;
 }
 
 export type AgentStopReason =
@@ -77,6 +82,9 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
   const writes = new PendingWrites();
 
   const finish = async (outcome: AgentOutcome): Promise<AgentOutcome> => {
+    deps.onOutcome?.(outcome);
+    // agent.finished only once everything before it is committed: a failed write stops it from
+    // claiming an end its log does not hold.
     await writes.settle();
     if (outcome.limit) await emit('limit.hit', outcome.limit);
     await emit('agent.finished', {

@@ -67,10 +67,14 @@ export class Scheduler {
     return this.starts.get(agent) ?? 0;
   }
 
-  /** Waits for a slot, counts a start of `agent`, runs `fn`. Errors thrown by `fn` propagate. */
+  /**
+   * Waits for a slot, counts a start of `agent`, runs `fn`. Errors thrown by `fn` propagate. `fn` may
+   * call `release()` to hand its slot over before it returns (e.g. once an agent has answered and only
+   * commits its last events); the slot is released once, at the latest when `fn` settles.
+   */
   async run<T>(
     agent: string,
-    fn: () => Promise<T>,
+    fn: (release: () => void) => Promise<T>,
     options: { priority?: number } = {},
   ): Promise<ScheduleResult<T>> {
     if (this.options.signal?.aborted) return this.refuse(abortedError());
@@ -102,10 +106,16 @@ export class Scheduler {
       return this.refuse(abortedError());
     }
     this.started++;
-    try {
-      return { ok: true, value: await fn() };
-    } finally {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       this.release();
+    };
+    try {
+      return { ok: true, value: await fn(release) };
+    } finally {
+      release();
     }
   }
 
@@ -119,7 +129,7 @@ export class Scheduler {
     };
   }
 
-  private async acquire(priority: number): Promise<boolean> {
+  private acquire(priority: number): boolean | Promise<boolean> {
     if (this.running < this.options.limits.concurrency) {
       this.running++;
       return true;
@@ -127,9 +137,13 @@ export class Scheduler {
     // Queued first (keeps FIFO order), then the release hands its slot over (see release()).
     const granted = new Promise<boolean>((resolve) => this.queue.push(resolve, priority));
     if (!this.concurrencyLogged) {
-      // Queueing is normal for a wide graph: logged once per run, not once per queued start.
+      // Queueing is normal for a wide graph: logged once per run, not once per queued start. Not
+      // awaited: this start must not wait for the commit (it would start after later queued ones,
+      // breaking FIFO, when its slot frees up first); a failing log fails the agents' own appends.
       this.concurrencyLogged = true;
-      await this.logHit(null, LIMIT_NAMES.concurrency, this.options.limits.concurrency, this.running);
+      this.logHit(null, LIMIT_NAMES.concurrency, this.options.limits.concurrency, this.running).catch(
+        () => {},
+      );
     }
     return granted;
   }

@@ -2,13 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentSpec, runAgent } from '../../src/agent/loop.js';
+import { type AgentOutcome, type AgentSpec, runAgent } from '../../src/agent/loop.js';
 import { toolsForProfile } from '../../src/agent/profiles.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import { createScrubber } from '../../src/core/secrets.js';
 import { createScriptedProvider, resolveModel, type ScriptedTurn } from '../../src/model/index.js';
 import type { ModelRecord } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
+import type { EventLog } from '../../src/store/types.js';
 import { Budget } from '../../src/swarm/budget.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 
@@ -85,6 +86,34 @@ describe('runAgent', () => {
     ]);
     const readResult = events[5] as StoredEvent<'tool.finished'>;
     expect(readResult.data.content).toContain('hello');
+  });
+
+  it('reports its outcome to onOutcome once, before agent.finished is committed', async () => {
+    const runId = testRunId('loop-outcome');
+    const { agentSpec } = spec(runId, [{ toolCalls: [{ name: 'ls', arguments: {} }] }, { text: 'done' }]);
+    // The real log, with agent.finished held until the test lets go.
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const log: EventLog = Object.assign(Object.create(store.log) as EventLog, {
+      append: ((event) =>
+        event.kind === 'agent.finished'
+          ? held.then(() => store.log.append(event))
+          : store.log.append(event)) as EventLog['append'],
+    });
+    const seen: AgentOutcome[] = [];
+    let returned = false;
+    const running = runAgent(agentSpec, { ...deps(), log, onOutcome: (o) => seen.push(o) }).finally(() => {
+      returned = true;
+    });
+    for (let i = 0; i < 500 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toMatchObject([{ status: 'done', stopReason: 'answered', steps: 2, finalText: 'done' }]);
+    expect(returned).toBe(false);
+    letGo();
+    expect(await running).toEqual(seen[0]);
+    expect(seen).toHaveLength(1);
+    expect(kinds(await store.log.read(runId)).at(-1)).toBe('agent.finished');
   });
 
   it('turns unknown tools, invalid JSON and bad arguments into error results the model reads', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/core/events.js';
 import type { Store } from '../../src/store/index.js';
+import type { EventLog } from '../../src/store/types.js';
 import { DEFAULT_LIMITS, resolveLimits, Scheduler } from '../../src/swarm/scheduler.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 
@@ -18,6 +19,7 @@ afterAll(async () => {
 });
 
 async function limitHits(runId: string) {
+  await store.log.flush(); // the scheduler does not wait for its concurrency notice to commit
   const events = await store.log.read(runId, { kinds: ['limit.hit'] });
   return events.map((e) => ({ agent: e.agent, ...(e as StoredEvent<'limit.hit'>).data }));
 }
@@ -146,6 +148,78 @@ describe('Scheduler', () => {
     expect(later.ok ? null : later.error.kind).toBe('aborted');
     expect(queuedRan).toBe(false);
     expect(scheduler.stats()).toMatchObject({ running: 0, queued: 0 });
+  });
+
+  it('keeps FIFO order when the concurrency notice commits late (the first queued start does not wait for it)', async () => {
+    const runId = testRunId('sched');
+    // The real log, with its appends held until the test lets go (a slow commit, made deterministic).
+    const commits = gate();
+    const slowLog: EventLog = Object.assign(Object.create(store.log) as EventLog, {
+      append: ((event) => commits.opened.then(() => store.log.append(event))) as EventLog['append'],
+    });
+    const scheduler = new Scheduler({ runId, log: slowLog, limits: { ...DEFAULT_LIMITS, concurrency: 1 } });
+    const order: string[] = [];
+    const job = (name: string) => async () => {
+      order.push(name);
+      return name;
+    };
+    const hold = gate();
+    const first = scheduler.run('a', () => hold.opened.then(() => 'a'));
+    await new Promise((r) => setImmediate(r));
+    const queued = [scheduler.run('b', job('b')), scheduler.run('c', job('c'))];
+    hold.open();
+    await first;
+    await new Promise((r) => setTimeout(r, 20));
+    // Before the fix, b held a's slot but waited for the notice's commit, so nothing ran here.
+    expect(order).toEqual(['b', 'c']);
+    commits.open();
+    await Promise.all(queued);
+    await new Promise((r) => setImmediate(r)); // the held append reaches the real log
+    expect(await limitHits(runId)).toEqual([{ agent: null, limit: 'concurrency', value: 1, used: 1 }]);
+  });
+
+  it('hands a slot over when the work calls release() before it returns, once', async () => {
+    const scheduler = new Scheduler({
+      runId: testRunId('sched'),
+      log: store.log,
+      limits: resolveLimits({ concurrency: 1 }),
+    });
+    const tail = gate();
+    const events: string[] = [];
+    const a = scheduler.run('a', async (release) => {
+      events.push('a works');
+      release();
+      release(); // a second call (and the one when `a` returns) must not free another slot
+      await tail.opened; // e.g. committing its last events
+      events.push('a returns');
+      return 'a';
+    });
+    const bHold = gate();
+    const b = scheduler.run('b', async () => {
+      events.push('b starts');
+      await bHold.opened;
+      events.push('b returns');
+      return 'b';
+    });
+    const c = scheduler.run('c', async () => {
+      events.push('c starts');
+      return 'c';
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    // b got a's slot while a is still running; c waits for a slot (a's return frees none).
+    expect(events).toEqual(['a works', 'b starts']);
+    tail.open();
+    expect(await a).toEqual({ ok: true, value: 'a' });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(events).toEqual(['a works', 'b starts', 'a returns']);
+    expect(scheduler.stats()).toMatchObject({ running: 1, queued: 1 });
+    bHold.open();
+    expect(await Promise.all([b, c])).toEqual([
+      { ok: true, value: 'b' },
+      { ok: true, value: 'c' },
+    ]);
+    expect(events).toEqual(['a works', 'b starts', 'a returns', 'b returns', 'c starts']);
+    expect(scheduler.stats()).toMatchObject({ running: 0, queued: 0, started: 3 });
   });
 
   it('propagates an error thrown by the work and frees its slot', async () => {

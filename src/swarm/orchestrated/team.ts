@@ -219,20 +219,28 @@ export class Team {
 
   private async runTask(task: TaskRecord, fresh: boolean): Promise<ToolResult> {
     const { scheduler } = this.options;
-    if (fresh) {
-      // The lead's response that asked for this task is committed before the task has any effect: the
-      // log commits in append order, so once task.assigned (appended after it) is committed, so is it.
-      // (A log.flush() here waited for the log to go idle, which 64 busy agents may never let happen.)
-      await this.createdWrites.get(task.agent);
-      await this.emit(LEAD_AGENT, 'task.assigned', {
-        task: task.task,
-        agent: task.agent,
-        prompt: task.prompt,
-        leadStep: task.leadStep,
-        callId: task.callId,
-      });
-    }
-    const scheduled = await scheduler.run(task.agent, () => this.work(task));
+    // The lead's response that asked for this task (and subagent.created) is committed before the task
+    // has any effect: the log commits in append order, so once task.assigned (appended after them) is
+    // committed, so are they. Only a writer has effects (its worktree, its files), so only a writer
+    // waits for that commit before it starts; a read-only subagent's first request goes at once (a
+    // crash can only repeat that request), and every event it logs commits after task.assigned. With
+    // 1,000 tasks in one lead response, task.assigned waits behind ~5,000 events of that response.
+    const durable = fresh
+      ? Promise.all([
+          this.createdWrites.get(task.agent),
+          this.emit(LEAD_AGENT, 'task.assigned', {
+            task: task.task,
+            agent: task.agent,
+            prompt: task.prompt,
+            leadStep: task.leadStep,
+            callId: task.callId,
+          }),
+        ])
+      : Promise.resolve([]);
+    durable.catch(() => {}); // awaited below, before task.finished
+    if (this.writes(task.agent)) await durable;
+    const scheduled = await scheduler.run(task.agent, (release) => this.work(task, release));
+    await durable;
     let finished: TaskRecord['finished'];
     if (scheduled.ok) {
       const { outcome, steps } = scheduled.value;
@@ -261,14 +269,16 @@ export class Team {
   }
 
   /** One task of a subagent: its agent loop continues from its log with the task as the next message. */
-  private async work(task: TaskRecord): Promise<{ outcome: AgentOutcome; steps: number }> {
+  private async work(
+    task: TaskRecord,
+    release: () => void,
+  ): Promise<{ outcome: AgentOutcome; steps: number }> {
     const { log, runId } = this.options;
     const subagent = this.subagents.get(task.agent);
     if (!subagent) throw new Error(`subagent ${task.agent} vanished`);
     // A subagent that never ran (not in the log at load, not run by this process) has no history.
-    const history = this.mayHaveHistory.has(task.agent)
-      ? [...(await log.read(runId, { agent: task.agent }))]
-      : [];
+    const fresh = !this.mayHaveHistory.has(task.agent);
+    const history = fresh ? [] : [...(await log.read(runId, { agent: task.agent }))];
     this.mayHaveHistory.add(task.agent);
     const opened = history.filter((e) => e.kind === 'task.started') as StoredEvent<'task.started'>[];
     let mine = opened.find((e) => e.data.task === task.task);
@@ -305,14 +315,26 @@ export class Team {
           stepsBefore: history.filter((e) => e.kind === 'model.response').length,
         });
     taskStarted?.catch(() => {}); // awaited below, after agent.started
-    if (agentStarted) history.push(await agentStarted);
-    if (taskStarted) {
-      const opening: StoredEvent<'task.started'> = await taskStarted;
-      history.push(opening);
-      mine = opening;
-    }
-    if (!mine) throw new Error(`task ${task.task} has no task.started event`);
-    const first = (history.find((e) => e.kind === 'task.started') as StoredEvent<'task.started'>).data;
+    agentStarted?.catch(() => {});
+    // A fresh subagent's first task needs neither event to build its conversation (the task is the
+    // opening message), so its first request does not wait for their commit; they commit before
+    // anything the loop logs (append order), and are awaited after the loop to surface a failure.
+    const opening = fresh
+      ? { index: 0, stepsBefore: 0, prompt: task.prompt }
+      : await (async () => {
+          if (agentStarted) history.push(await agentStarted);
+          if (taskStarted) {
+            const started: StoredEvent<'task.started'> = await taskStarted;
+            history.push(started);
+            mine = started;
+          }
+          if (!mine) throw new Error(`task ${task.task} has no task.started event`);
+          return mine.data;
+        })();
+    const firstTask = history.find((e) => e.kind === 'task.started') as
+      | StoredEvent<'task.started'>
+      | undefined;
+    const first = firstTask?.data ?? opening;
     const provider = this.options.providerFor(subagent.model);
     if (!provider.ok) throw new Error(provider.error);
     const outcome = await runAgent(
@@ -325,7 +347,7 @@ export class Team {
         tools: tools.tools,
         provider: provider.provider,
         // The step cap is per task; the agent's step count runs on across its tasks.
-        maxSteps: mine.data.stepsBefore + subagent.maxSteps,
+        maxSteps: opening.stepsBefore + subagent.maxSteps,
         stream: this.options.stream,
       },
       {
@@ -334,9 +356,18 @@ export class Team {
         budget: this.options.budget,
         signal: this.options.signal,
         history,
+        // Answered: the slot goes to the next task while this one commits its last events.
+        onOutcome: release,
       },
     );
-    return { outcome, steps: outcome.steps - mine.data.stepsBefore };
+    await agentStarted;
+    await taskStarted;
+    return { outcome, steps: outcome.steps - opening.stepsBefore };
+  }
+
+  private writes(agent: string): boolean {
+    const subagent = this.subagents.get(agent);
+    return subagent ? profileWrites(subagent.profile.base) : false;
   }
 
   private readonly toolCache = new Map<
@@ -344,11 +375,19 @@ export class Team {
     Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }>
   >();
 
+  /**
+   * A writer's tools are its own (its worktree, its merge requests); read-only tools keep no state
+   * and work on the lead's checkout, so subagents of one read-only profile share one set (building
+   * tools means zod → JSON schema, a visible cost at a 1,000-subagent fan-out).
+   */
   private toolsFor(subagent: Subagent): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
-    let tools = this.toolCache.get(subagent.name);
+    const key = profileWrites(subagent.profile.base)
+      ? `agent:${subagent.name}`
+      : `read-only:${subagent.profile.base}`;
+    let tools = this.toolCache.get(key);
     if (!tools) {
       tools = this.buildTools(subagent);
-      this.toolCache.set(subagent.name, tools);
+      this.toolCache.set(key, tools);
     }
     return tools;
   }
