@@ -15,6 +15,7 @@ import {
   type LimitView,
   type MergeView,
   type MessageView,
+  type RunView,
   type TimelineBar,
   type UsagePoint,
   type VerifyView,
@@ -40,14 +41,9 @@ export interface OpenTool {
   step: number;
 }
 
-export interface RunState {
-  runId: string | null;
-  topology: string | null;
-  goal: string | null;
-  model: string | null;
-  status: string;
-  reason: string | null;
-  resultBranch: string | null;
+/** The run's header fields are the view's own (run.started / run.finished). */
+export interface RunState
+  extends Pick<RunView, 'runId' | 'topology' | 'goal' | 'model' | 'status' | 'reason' | 'resultBranch'> {
   /** run.started.data.config (the RunSpec: limits, concurrency, agents…). */
   config: Record<string, unknown>;
   /** peers: peer-1…peer-N from the configured agent count, so peers not started yet show as queued. */
