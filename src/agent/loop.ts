@@ -103,6 +103,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     //    enter the conversation as they finish, which is also their order in the log (so replay agrees).
     for (const batch of toolBatches(state.pendingCalls, toolsByName)) {
       if (deps.signal?.aborted) break;
+      const done = new Set<string>();
       await Promise.all(
         batch.map(async (call) => {
           const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes);
@@ -113,9 +114,11 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
             content: result.content,
             isError: result.isError,
           });
-          state.pendingCalls = state.pendingCalls.filter((pending) => pending.id !== call.id);
+          done.add(call.id);
         }),
       );
+      // Once per batch, not per call: a lead response of 2,000 calls made that quadratic.
+      state.pendingCalls = state.pendingCalls.filter((pending) => !done.has(pending.id));
     }
 
     // 2. Stop conditions, checked before every model call.
