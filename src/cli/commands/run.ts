@@ -7,14 +7,15 @@ import { withStore } from '../store-access.js';
 
 export const RUN_HELP = `colony run --goal TEXT [options]
 
-Runs agents on a git repository: one agent (solo topology, the default) or N identical peers that
-claim, act, verify and merge without an orchestrator (--topology peers). Each agent works in its
+Runs agents on a git repository: one agent (solo topology, the default), N identical peers that
+claim, act, verify and merge without an orchestrator (--topology peers), or a lead that creates
+subagents and assigns them tasks in parallel (--topology orchestrated). Each agent works in its
 own worktree of a hub clone under the state folder; your working tree, index and current branch are
 never touched. The result is fetched into your repository as the branch colony/<run-id>.
 
   --topology NAME      solo (default), peers, or orchestrated (a lead with create_subagent/assign_task)
   --agents N           peers: how many peers (required with --topology peers)
-  --concurrency K      peers: most peers working at once (default 64)
+  --concurrency K      most agents working at once (default 64)
   --repo PATH          the git repository (default: current folder)
   --goal TEXT          what the agent should do (required)
   --model ID           a known model id, or <protocol>:<model-name> (protocols openai-chat,
@@ -226,7 +227,9 @@ function topologyFlags(values: { topology?: string; agents?: string; concurrency
   }
   if (topology === 'solo') {
     if (agents !== undefined || concurrency !== undefined)
-      throw new UsageError('run: --agents and --concurrency need --topology peers');
+      throw new UsageError(
+        'run: --agents and --concurrency need --topology peers (--concurrency also orchestrated)',
+      );
     return { topology };
   }
   if (agents === undefined) throw new UsageError('run: --topology peers needs --agents N');
