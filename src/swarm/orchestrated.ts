@@ -11,11 +11,9 @@
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
-import { runDir } from '../core/home.js';
+import type { StoredEvent } from '../core/events.js';
 import type { Provider } from '../model/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
-import { RunWorkspace } from '../workspace/run-workspace.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
@@ -23,11 +21,10 @@ import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
-import { mainVerifier } from './peers/verify-main.js';
 import type { EndCause } from './run-control.js';
-import { resultBranchName } from './run-spec.js';
 import { resolveLimits, Scheduler } from './scheduler.js';
 import type { SoloContext, SoloResult } from './solo.js';
+import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
 
@@ -40,18 +37,8 @@ export interface OrchestratedContext extends SoloContext {
 
 export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResult> {
   const { spec, log } = ctx;
-  const dir = runDir(ctx.home, spec.runId);
-  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
-    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
-  const workspace = new RunWorkspace({
-    runId: spec.runId,
-    runDir: dir,
-    userRepo: spec.repo,
-    baseCommit: spec.baseCommit,
-    log,
-    setup: spec.setup,
-    env: ctx.commandEnv,
-  });
+  const team = openTeamRun(ctx);
+  const { dir, workspace, emit } = team;
   const profiles: Record<string, ProfileDefinition> = spec.profiles ?? {};
   let leadOutcome: AgentOutcome | null = null;
 
@@ -197,41 +184,17 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
       }
     },
 
-    async finalize() {
-      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
-        | StoredEvent<'run.finished'>
-        | undefined;
-      if (previous) return { status: previous.data.status, reason: previous.data.reason };
-      const verifier = spec.verify
-        ? mainVerifier({
-            runId: spec.runId,
-            runDir: dir,
-            hubPath: workspace.hubPath,
-            log,
-            verify: spec.verify,
-            setup: spec.setup,
-            env: ctx.commandEnv,
-            emit: (kind, data) => emit(kind, data),
-          })
-        : null;
-      const verified = verifier ? await verifier.verify() : null;
-      const fetched = await workspace.finish();
-      if (!fetched.ok) throw new Error(fetched.error);
-      await emit('result.fetched', {
-        branch: resultBranchName(spec.runId),
-        commit: fetched.commit,
-        repo: spec.repo,
-      });
-      const outcome = leadOutcome ?? (await loggedLeadOutcome());
-      const accepted = spec.accept ? await loggedAcceptance() : null;
-      const { status, reason } = withAcceptance(
-        decideStatus(outcome, verified?.passed ?? null, ctx.endCause?.() ?? null),
-        accepted,
-      );
-      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
-      await ctx.setRunStatus(status);
-      return { status, reason };
-    },
+    finalize: () =>
+      finalizeTeamRun(ctx, team, async () => {
+        const verifier = hubMainVerifier(ctx, team);
+        const verified = verifier ? await verifier.verify() : null;
+        const outcome = leadOutcome ?? (await loggedLeadOutcome());
+        const accepted = spec.accept ? await loggedAcceptance() : null;
+        return withAcceptance(
+          decideStatus(outcome, verified?.passed ?? null, ctx.endCause?.() ?? null),
+          accepted,
+        );
+      }),
   };
 
   /** A run that would succeed fails when its acceptance check (if any) did not pass in the end. */

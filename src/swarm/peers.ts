@@ -14,12 +14,10 @@ import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import type { Tool } from '../agent/tools/types.js';
 import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
-import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
-import { runDir } from '../core/home.js';
+import type { EventInput, StoredEvent } from '../core/events.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { createReviewTools } from '../workspace/integration/review-tools.js';
 import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
-import { RunWorkspace } from '../workspace/run-workspace.js';
 import { Budget } from './budget.js';
 import type { RunPhases } from './durable.js';
 import { coordinationHooks } from './integration-hooks.js';
@@ -27,10 +25,9 @@ import { trackActivity } from './peers/activity.js';
 import { startGoalCheck } from './peers/goal-check.js';
 import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './peers/prompt.js';
 import { Semaphore } from './peers/semaphore.js';
-import { mainVerifier } from './peers/verify-main.js';
 import { NUDGE_TEXT, startWatchdog } from './peers/watchdog.js';
-import { resultBranchName } from './run-spec.js';
 import type { SoloContext, SoloResult } from './solo.js';
+import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
 
 export const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -49,7 +46,6 @@ type PeerEnd =
 
 export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
   const { spec, coord } = ctx;
-  const dir = runDir(ctx.home, spec.runId);
   const names = peerNames(spec.agents ?? 1);
   // Goal check: something landed or a claim was released.
   let pokeGoal = () => {};
@@ -59,31 +55,12 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
     if (name === 'release' || name === 'merge_request') pokeGoal();
   });
   const log = activity.log;
-  // Run-level and watchdog events go straight to the log (they are not the peers' own progress).
-  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
-    ctx.log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
-  const workspace = new RunWorkspace({
-    runId: spec.runId,
-    runDir: dir,
-    userRepo: spec.repo,
-    baseCommit: spec.baseCommit,
-    log,
-    setup: spec.setup,
-    env: ctx.commandEnv,
-  });
+  // Agents' workspace events count as their activity; run-level and watchdog events (emit) go
+  // straight to ctx.log: they are not the peers' own progress.
+  const team = openTeamRun(ctx, log);
+  const { dir, workspace, emit } = team;
   let ends: PeerEnd[] | null = null;
-  const verifier = spec.verify
-    ? mainVerifier({
-        runId: spec.runId,
-        runDir: dir,
-        hubPath: workspace.hubPath,
-        log: ctx.log,
-        verify: spec.verify,
-        setup: spec.setup,
-        env: ctx.commandEnv,
-        emit: (kind, data) => emit(kind, data),
-      })
-    : null;
+  const verifier = hubMainVerifier(ctx, team);
 
   return {
     async prepare() {
@@ -299,25 +276,10 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
       }
     },
 
-    async finalize() {
-      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
-        | StoredEvent<'run.finished'>
-        | undefined;
-      if (previous) return { status: previous.data.status, reason: previous.data.reason };
-
-      const verifyPassed = verifier ? (await verifier.verify()).passed : null;
-      const fetched = await workspace.finish();
-      if (!fetched.ok) throw new Error(fetched.error);
-      await emit('result.fetched', {
-        branch: resultBranchName(spec.runId),
-        commit: fetched.commit,
-        repo: spec.repo,
-      });
-      const { status, reason } = await decideStatus(ends ?? (await loggedEnds()), verifyPassed);
-      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
-      await ctx.setRunStatus(status);
-      return { status, reason };
-    },
+    finalize: () =>
+      finalizeTeamRun(ctx, team, async () =>
+        decideStatus(ends ?? (await loggedEnds()), verifier ? (await verifier.verify()).passed : null),
+      ),
   };
 
   /** After a crash inside finalize, the peers' ends come from the log. */

@@ -12,8 +12,7 @@ import { runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
-import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
-import { runDir } from '../core/home.js';
+import type { StoredEvent } from '../core/events.js';
 import type { Usage } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
 import {
@@ -29,14 +28,14 @@ import { git } from '../workspace/git.js';
 import { HUB_MAIN } from '../workspace/hub.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { IntegrationHooks } from '../workspace/integration/types.js';
-import { RunWorkspace } from '../workspace/run-workspace.js';
+import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import { Budget, type BudgetHit, type BudgetLimits } from './budget.js';
 import type { RunPhases } from './durable.js';
-import { resultBranchName } from './run-spec.js';
 import { resolveLimits, Scheduler } from './scheduler.js';
 import type { SoloContext, SoloResult } from './solo.js';
+import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
 const READONLY_CHECKOUT = '.readonly-base';
@@ -45,18 +44,8 @@ const WRITER_PROFILES = new Set(['coder']);
 
 export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
   const { spec, log } = ctx;
-  const dir = runDir(ctx.home, spec.runId);
-  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
-    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
-  const workspace = new RunWorkspace({
-    runId: spec.runId,
-    runDir: dir,
-    userRepo: spec.repo,
-    baseCommit: spec.baseCommit,
-    log,
-    setup: spec.setup,
-    env: ctx.commandEnv,
-  });
+  const team = openTeamRun(ctx);
+  const { dir, workspace, emit } = team;
   let outcome: WorkflowOutcome | null = null;
   let mainLock: Promise<unknown> = Promise.resolve();
 
@@ -64,18 +53,16 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
   const runOnMain = (command: string): Promise<CommandOutcome> => {
     const next = mainLock.then(async () => {
       const checkout = join(dir, 'worktrees', MAIN_CHECKOUT);
-      await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: workspace.hubPath });
-      await git(['worktree', 'prune'], { cwd: workspace.hubPath });
-      const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, HUB_MAIN], {
-        cwd: workspace.hubPath,
+      const prepared = await checkoutForCheck({
+        hubPath: workspace.hubPath,
+        checkout,
+        commit: HUB_MAIN,
+        setup: spec.setup,
+        env: ctx.commandEnv,
       });
-      if (!added.ok)
-        return { exitCode: null, output: `could not check out hub main: ${added.stderr}`, durationMs: 0 };
-      if (spec.setup) {
-        const setup = await runShellCommand(spec.setup, checkout, { env: ctx.commandEnv });
-        if (setup.exitCode !== 0)
-          return { ...setup, output: `setup failed before the command:\n${setup.output}` };
-      }
+      if (prepared.kind === 'error') return { exitCode: null, output: prepared.error, durationMs: 0 };
+      if (prepared.kind === 'setup_failed')
+        return { ...prepared.setup, output: `setup failed before the command:\n${prepared.setup.output}` };
       return runShellCommand(command, checkout, { env: ctx.commandEnv });
     });
     mainLock = next.catch(() => {});
@@ -245,41 +232,11 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
       }
     },
 
-    async finalize() {
-      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
-        | StoredEvent<'run.finished'>
-        | undefined;
-      if (previous) return { status: previous.data.status, reason: previous.data.reason };
-      let verifyPassed: boolean | null = null;
-      if (spec.verify) {
-        const logged = (await log.read(spec.runId, { kinds: ['verify.finished'] })).find(
-          (e) => e.agent === null,
-        ) as StoredEvent<'verify.finished'> | undefined;
-        if (logged) verifyPassed = logged.data.passed;
-        else {
-          const result = await runOnMain(spec.verify);
-          verifyPassed = result.exitCode === 0;
-          await emit('verify.finished', {
-            command: spec.verify,
-            exitCode: result.exitCode,
-            passed: verifyPassed,
-            output: result.output,
-            durationMs: result.durationMs,
-          });
-        }
-      }
-      const fetched = await workspace.finish();
-      if (!fetched.ok) throw new Error(fetched.error);
-      await emit('result.fetched', {
-        branch: resultBranchName(spec.runId),
-        commit: fetched.commit,
-        repo: spec.repo,
-      });
-      const { status, reason } = await decideStatus(outcome, verifyPassed);
-      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
-      await ctx.setRunStatus(status);
-      return { status, reason };
-    },
+    finalize: () =>
+      finalizeTeamRun(ctx, team, async () => {
+        const verifier = hubMainVerifier(ctx, team);
+        return decideStatus(outcome, verifier ? (await verifier.verify()).passed : null);
+      }),
   };
 
   async function decideStatus(

@@ -6,8 +6,7 @@
  */
 import { join } from 'node:path';
 import type { EventInput, EventKind } from '../../core/events.js';
-import { git } from '../../workspace/git.js';
-import { HUB_MAIN } from '../../workspace/hub.js';
+import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 
 export const ACCEPTANCE_AGENT = 'acceptance';
@@ -35,32 +34,34 @@ export interface AcceptCheckOptions {
 export async function checkMain(
   o: AcceptCheckOptions,
 ): Promise<{ ok: true; commit: string; checks: CheckResult[] } | { ok: false; error: string }> {
-  const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: o.hubPath });
-  if (!head.ok) return { ok: false, error: `could not read hub main: ${head.stderr}` };
-  const commit = head.stdout.trim();
+  const head = await hubMainCommit(o.hubPath);
+  if (!head.ok) return head;
+  const { commit } = head;
   const checkout = join(o.runDir, 'worktrees', ACCEPT_CHECKOUT);
-  await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: o.hubPath });
-  await git(['worktree', 'prune'], { cwd: o.hubPath });
-  const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], { cwd: o.hubPath });
-  if (!added.ok) return { ok: false, error: `could not check out hub main: ${added.stderr}` };
+  const prepared = await checkoutForCheck({
+    hubPath: o.hubPath,
+    checkout,
+    commit,
+    setup: o.setup,
+    env: o.env,
+  });
+  if (prepared.kind === 'error') return { ok: false, error: prepared.error };
   const checks: CheckResult[] = [];
-  if (o.setup) {
-    const setup = await runShellCommand(o.setup, checkout, { env: o.env });
-    if (setup.exitCode !== 0) {
-      const output = `setup failed before the acceptance check:\n${setup.output}`;
-      for (const command of o.commands) {
-        checks.push({ command, exitCode: setup.exitCode, passed: false, output });
-        await o.emit('verify.finished', {
-          command,
-          exitCode: setup.exitCode,
-          passed: false,
-          output,
-          durationMs: setup.durationMs,
-          commit,
-        });
-      }
-      return { ok: true, commit, checks };
+  if (prepared.kind === 'setup_failed') {
+    const { setup } = prepared;
+    const output = `setup failed before the acceptance check:\n${setup.output}`;
+    for (const command of o.commands) {
+      checks.push({ command, exitCode: setup.exitCode, passed: false, output });
+      await o.emit('verify.finished', {
+        command,
+        exitCode: setup.exitCode,
+        passed: false,
+        output,
+        durationMs: setup.durationMs,
+        commit,
+      });
     }
+    return { ok: true, commit, checks };
   }
   for (const command of o.commands) {
     const result = await runShellCommand(command, checkout, { env: o.env });

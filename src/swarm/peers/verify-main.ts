@@ -6,8 +6,7 @@
 import { join } from 'node:path';
 import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
-import { git } from '../../workspace/git.js';
-import { HUB_MAIN } from '../../workspace/hub.js';
+import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 
 /** Folder (beside the agents' worktrees, so RunWorkspace.finish() removes it). */
@@ -32,33 +31,33 @@ export function mainVerifier(options: {
   const checkout = join(options.runDir, 'worktrees', VERIFY_CHECKOUT);
 
   const verifyNow = async (): Promise<{ commit: string; passed: boolean }> => {
-    const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: options.hubPath });
-    if (!head.ok) throw new Error(`could not read hub main: ${head.stderr}`);
-    const commit = head.stdout.trim();
+    const head = await hubMainCommit(options.hubPath);
+    if (!head.ok) throw new Error(head.error);
+    const { commit } = head;
     const logged = (await options.log.read(options.runId, { kinds: ['verify.finished'] })).find(
       (e) => e.agent === null && (e as StoredEvent<'verify.finished'>).data.commit === commit,
     ) as StoredEvent<'verify.finished'> | undefined;
     if (logged) return { commit, passed: logged.data.passed };
 
-    await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: options.hubPath });
-    await git(['worktree', 'prune'], { cwd: options.hubPath });
-    const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], {
-      cwd: options.hubPath,
+    const prepared = await checkoutForCheck({
+      hubPath: options.hubPath,
+      checkout,
+      commit,
+      setup: options.setup,
+      env: options.env,
     });
-    if (!added.ok) throw new Error(`could not check out hub main for verify: ${added.stderr}`);
-    if (options.setup) {
-      const setup = await runShellCommand(options.setup, checkout, { env: options.env });
-      if (setup.exitCode !== 0) {
-        await options.emit('verify.finished', {
-          command: options.verify,
-          exitCode: setup.exitCode,
-          passed: false,
-          output: `setup failed before verify:\n${setup.output}`,
-          durationMs: setup.durationMs,
-          commit,
-        });
-        return { commit, passed: false };
-      }
+    if (prepared.kind === 'error') throw new Error(`${prepared.error} (for verify)`);
+    if (prepared.kind === 'setup_failed') {
+      const { setup } = prepared;
+      await options.emit('verify.finished', {
+        command: options.verify,
+        exitCode: setup.exitCode,
+        passed: false,
+        output: `setup failed before verify:\n${setup.output}`,
+        durationMs: setup.durationMs,
+        commit,
+      });
+      return { commit, passed: false };
     }
     const result = await runShellCommand(options.verify, checkout, { env: options.env });
     const passed = result.exitCode === 0;

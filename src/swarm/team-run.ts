@@ -1,0 +1,82 @@
+/**
+ * What every team topology (peers, orchestrated, workflow) shares around its agents: the run folder,
+ * a scrubbing `emit` for run-level events, the RunWorkspace (hub + lazy worktrees), and the end of
+ * `finalize` — a run that already finished keeps its logged end; otherwise the topology decides
+ * (verifying hub main first if it wants), the result branch is fetched and the end is logged.
+ */
+import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import { runDir } from '../core/home.js';
+import type { EventLog } from '../store/types.js';
+import { RunWorkspace } from '../workspace/run-workspace.js';
+import { type MainVerifier, mainVerifier } from './peers/verify-main.js';
+import { resultBranchName } from './run-spec.js';
+import type { SoloContext, SoloResult } from './solo.js';
+
+export type Emit = <K extends EventKind>(
+  kind: K,
+  data: EventInput<K>['data'],
+  agent?: string | null,
+) => Promise<StoredEvent<K>>;
+
+export interface TeamRun {
+  dir: string;
+  workspace: RunWorkspace;
+  emit: Emit;
+}
+
+/** `workspaceLog`: the log the workspace appends agents' `workspace.ready`/`setup.finished` to. */
+export function openTeamRun(ctx: SoloContext, workspaceLog: EventLog = ctx.log): TeamRun {
+  const { spec } = ctx;
+  const dir = runDir(ctx.home, spec.runId);
+  const emit: Emit = (kind, data, agent = null) =>
+    ctx.log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+  const workspace = new RunWorkspace({
+    runId: spec.runId,
+    runDir: dir,
+    userRepo: spec.repo,
+    baseCommit: spec.baseCommit,
+    log: workspaceLog,
+    setup: spec.setup,
+    env: ctx.commandEnv,
+  });
+  return { dir, workspace, emit };
+}
+
+/** The run's verify command on hub main (each commit verified once per run), or null without one. */
+export function hubMainVerifier(ctx: SoloContext, run: TeamRun): MainVerifier | null {
+  const { spec } = ctx;
+  if (!spec.verify) return null;
+  return mainVerifier({
+    runId: spec.runId,
+    runDir: run.dir,
+    hubPath: run.workspace.hubPath,
+    log: ctx.log,
+    verify: spec.verify,
+    setup: spec.setup,
+    env: ctx.commandEnv,
+    emit: (kind, data) => run.emit(kind, data),
+  });
+}
+
+export async function finalizeTeamRun(
+  ctx: SoloContext,
+  run: TeamRun,
+  decide: () => Promise<SoloResult>,
+): Promise<SoloResult> {
+  const { spec } = ctx;
+  const previous = (await ctx.log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
+    | StoredEvent<'run.finished'>
+    | undefined;
+  if (previous) return { status: previous.data.status, reason: previous.data.reason };
+  const { status, reason } = await decide();
+  const fetched = await run.workspace.finish();
+  if (!fetched.ok) throw new Error(fetched.error);
+  await run.emit('result.fetched', {
+    branch: resultBranchName(spec.runId),
+    commit: fetched.commit,
+    repo: spec.repo,
+  });
+  await run.emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
+  await ctx.setRunStatus(status);
+  return { status, reason };
+}
