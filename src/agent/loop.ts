@@ -54,6 +54,7 @@ export type AgentStopReason =
   | 'budget_usd'
   | 'budget_tokens'
   | 'aborted'
+  | 'goal_met'
   | 'model_error'
   | 'stop_condition';
 
@@ -64,6 +65,28 @@ export interface AgentOutcome {
   steps: number;
   finalText: string;
   limit?: BudgetHit | { limit: 'max_steps'; value: number; used: number };
+}
+
+/**
+ * An agent whose run was aborted. A run ended because the team's goal was met (the abort reason is a
+ * cause with status `succeeded`, see swarm/run-control.ts) ends its agents as done (`goal_met`), not
+ * stopped: they did not fail to finish, there was nothing left to do.
+ */
+function abortedOutcome(
+  signal: AbortSignal | undefined,
+  base: { steps: number; finalText: string },
+): AgentOutcome {
+  const cause: unknown = signal?.reason;
+  if (typeof cause === 'object' && cause !== null && (cause as { status?: unknown }).status === 'succeeded') {
+    const why = (cause as { reason?: unknown }).reason;
+    return {
+      ...base,
+      status: 'done',
+      stopReason: 'goal_met',
+      reason: `the team's goal was met${typeof why === 'string' ? `: ${why}` : ''}`,
+    };
+  }
+  return { ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' };
 }
 
 export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentOutcome> {
@@ -123,8 +146,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
 
     // 2. Stop conditions, checked before every model call.
     const base = { steps: state.steps, finalText: state.finalText };
-    if (deps.signal?.aborted)
-      return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
+    if (deps.signal?.aborted) return finish(abortedOutcome(deps.signal, base));
     if (state.answered)
       return finish({ ...base, status: 'done', stopReason: 'answered', reason: 'final answer' });
     if (state.steps >= spec.maxSteps) {
@@ -188,9 +210,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
       },
     });
     if (!result.ok) {
-      if (result.error.kind === 'aborted') {
-        return finish({ ...base, status: 'stopped', stopReason: 'aborted', reason: 'stopped by request' });
-      }
+      if (result.error.kind === 'aborted') return finish(abortedOutcome(deps.signal, base));
       await emit('model.error', { step, ...result.error });
       return finish({
         ...base,

@@ -84,6 +84,10 @@ describe('dashboard in Chromium', () => {
       '3',
       '--verify',
       'true',
+      // The peers must still be running when the page sends its message and presses Stop, however
+      // slow the machine: no step cap within reach (the default 100 steps is ~30 s at this latency).
+      '--max-steps',
+      '100000',
       ...fakeModelFlags(fake.url),
       '--json',
     ]);

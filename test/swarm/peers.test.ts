@@ -24,9 +24,12 @@ import { createUserRepo } from '../helpers/user-repo.js';
 import { callsSoFar, peersSpec } from './peers-spec.js';
 
 const MODULES = ['alpha', 'beta', 'gamma'];
-// Each module is "broken" until fixed. The verify command fails on a wrong fix but tolerates a module
-// not yet fixed, so single-module merges can land (the queue verifies every merge with it).
+// Each module is "broken" until fixed. The merge check fails on a wrong fix but tolerates a module
+// not yet fixed, so single-module merges can land (the queue checks every merge with it); the verify
+// command that decides the goal wants every module fixed (else the goal check could end the run after
+// two modules, before the third peer got a slot).
 const VERIFY = 'sh verify.sh';
+const VERIFY_ALL = `sh verify.sh && ! grep -rqx broken src`;
 const VERIFY_SH = `set -e
 for m in ${MODULES.join(' ')}; do
   v=$(cat src/$m/value.txt)
@@ -126,7 +129,8 @@ function threeModulesSpec(
     concurrency,
     goal: 'Fix every module under src/: each value.txt must read "fixed <module>".',
     setup: 'echo ready > setup.log',
-    verify: VERIFY,
+    verify: VERIFY_ALL,
+    mergeVerify: VERIFY,
   });
 }
 
@@ -176,7 +180,7 @@ describe('peers topology', () => {
     execFileSync('git', ['worktree', 'add', '--quiet', '--detach', check, `colony/${spec.runId}`], {
       cwd: repo.dir,
     });
-    expect(execFileSync('sh', ['-c', VERIFY], { cwd: check, encoding: 'utf8' })).toContain('ok');
+    expect(execFileSync('sh', ['-c', VERIFY_ALL], { cwd: check, encoding: 'utf8' })).toContain('ok');
 
     // peer-1 and peer-2 both went for alpha at the start: one got it, the other claimed beta.
     expect(events.filter((e) => e.kind === 'claim.conflict').length).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -11,11 +12,15 @@ import {
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TEMP_MARKER } from '../../../src/agent/tools/atomic-write.js';
 import { createEditTool } from '../../../src/agent/tools/edit.js';
 import { createWriteTool } from '../../../src/agent/tools/write.js';
+import { runNodeAs, unprivilegedUser } from '../../helpers/unprivileged.js';
 import { tempDir } from './helpers.js';
+
+const REPO_ROOT = path.join(import.meta.dirname, '..', '..', '..');
 
 describe('write and edit tools', () => {
   let root: string;
@@ -172,18 +177,30 @@ describe('write and edit replace files atomically', () => {
     expect([...tempFiles(root), ...tempFiles(path.join(root, 'real'))]).toEqual([]);
   });
 
-  // root may write anything, so this only means something for other users.
-  it.skipIf(process.getuid?.() === 0)(
-    'refuses a read-only file, as before, leaving it and no temporary file',
-    async () => {
-      const file = path.join(root, 'ro.txt');
-      writeFileSync(file, 'keep');
-      chmodSync(file, 0o444);
-      expect((await createWriteTool(root).run({ path: 'ro.txt', content: 'x' }, {})).isError).toBe(true);
-      expect(readFileSync(file, 'utf8')).toBe('keep');
-      expect(tempFiles(root)).toEqual([]);
-    },
-  );
+  // Root may write anything: as root the tools run in a child process as an unprivileged test user.
+  it('refuses a read-only file, as before, leaving it and no temporary file', () => {
+    const user = unprivilegedUser();
+    const file = path.join(root, 'ro.txt');
+    writeFileSync(file, 'keep');
+    chmodSync(file, 0o444);
+    if (user) chownSync(root, user.uid, user.gid);
+    const built = (name: string) =>
+      pathToFileURL(path.join(REPO_ROOT, 'dist/src/agent/tools', `${name}.js`)).href;
+    if (!existsSync(new URL(built('write')))) throw new Error('dist/ is missing: run `npm run build` first');
+    const out = runNodeAs(
+      user,
+      `import { createWriteTool } from ${JSON.stringify(built('write'))};
+       import { createEditTool } from ${JSON.stringify(built('edit'))};
+       const root = ${JSON.stringify(root)};
+       const w = await createWriteTool(root).run({ path: 'ro.txt', content: 'x' }, {});
+       const e = await createEditTool(root).run({ path: 'ro.txt', old: 'keep', new: 'x' }, {});
+       console.log(JSON.stringify({ write: w.isError, edit: e.isError }));`,
+      root,
+    );
+    expect(JSON.parse(out)).toEqual({ write: true, edit: true });
+    expect(readFileSync(file, 'utf8')).toBe('keep');
+    expect(tempFiles(root)).toEqual([]);
+  });
 
   it('never lets a concurrent reader see an empty or partial file', async () => {
     const file = path.join(root, 'big.txt');
