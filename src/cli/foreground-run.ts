@@ -29,6 +29,7 @@ export async function runNewInForeground(
       store,
       spec: prepared.spec,
       provider: prepared.provider,
+      catalog: prepared.catalog,
       json: options.json,
       resumed: false,
       ...(options.quietEvents ? { quietEvents: true } : {}),

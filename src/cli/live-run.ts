@@ -5,6 +5,7 @@
  * second, with notable events printed above it; piped, it is one plain line per event.
  */
 import type { StoredEvent } from '../core/events.js';
+import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
 import { executeRun } from '../swarm/execute-run.js';
@@ -22,6 +23,8 @@ export interface LiveRunOptions {
   store: Store;
   spec: RunSpec;
   provider: Provider;
+  /** The models profiles may name (default: from the spec). */
+  catalog?: ModelCatalog;
   json: boolean;
   resumed: boolean;
   extraSecrets?: string[];
@@ -64,6 +67,7 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       store: options.store,
       spec: options.spec,
       provider: options.provider,
+      ...(options.catalog ? { catalog: options.catalog } : {}),
       env: process.env,
       extraSecrets: options.extraSecrets,
       signal: controller.signal,

@@ -3,12 +3,13 @@ import { hostname } from 'node:os';
 import type { ColonyConfig } from '../core/config.js';
 import { parseDurationMs } from '../core/duration.js';
 import { newRunId } from '../core/ids.js';
+import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
-import { providerFor } from '../swarm/execute-run.js';
 import type { RunSpec } from '../swarm/run-spec.js';
 import { inspectUserRepo } from '../workspace/repo.js';
 import { UsageError } from './args.js';
+import { runCatalog } from './model-catalog.js';
 import { CliFailure } from './store-access.js';
 
 export interface NewRunInput {
@@ -29,6 +30,8 @@ export interface NewRunInput {
 export interface PreparedRun {
   spec: RunSpec;
   provider: Provider;
+  /** Every model the run may call (profiles may name their own). */
+  catalog: ModelCatalog;
   dirty: string[];
 }
 
@@ -72,14 +75,15 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     maxRetries: config.maxRetries,
     bashTimeoutS: config.bashTimeoutS,
   };
-  const provider = providerFor(spec, env);
+  const catalog = runCatalog(spec, env);
+  const provider = catalog.provider();
   if (!provider.ok) throw new UsageError(provider.error);
   for (const [name, profile] of Object.entries(spec.profiles ?? {})) {
     if (!profile.model) continue;
-    const own = providerFor({ ...spec, model: profile.model }, env);
+    const own = catalog.provider(profile.model);
     if (!own.ok) throw new UsageError(`profile "${name}": ${own.error}`);
   }
-  return { spec, provider: provider.provider, dirty: repo.dirty };
+  return { spec, provider: provider.provider, catalog, dirty: repo.dirty };
 }
 
 /** orchestrated: limits, profiles and the acceptance check from config (flags already merged in). */

@@ -8,8 +8,7 @@ import { agentEnv } from '../agent/tools/env.js';
 import { createCoordination } from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
-import { scenarioPolicy } from '../demo/scenarios.js';
-import { apiKeyFor, baseUrlFor, createProvider, resolveModel } from '../model/index.js';
+import { ModelCatalog, type ModelCatalogOptions } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
 import type { EventLog } from '../store/types.js';
@@ -26,36 +25,21 @@ import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
 import { workflowPhases } from './workflow-phases.js';
 
-export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
-
-/** Builds the provider of a run from its spec and the environment (API keys never enter the log). */
-export function providerFor(spec: RunSpec, env: NodeJS.ProcessEnv): ProviderResult {
-  const resolved = resolveModel(spec.model, { baseUrl: spec.baseUrl, custom: spec.customModels });
-  if (!resolved.ok) return resolved;
-  const model = resolved.model;
-  if (model.protocol === 'scripted') {
-    if (!spec.scenario) {
-      return {
-        ok: false,
-        error:
-          "the 'scripted' model only runs bundled scenarios (colony demo); pass --model with a real model",
-      };
-    }
-    const policy = scenarioPolicy(spec.scenario);
-    if (!policy) return { ok: false, error: `unknown scripted scenario '${spec.scenario}'` };
-    return { ok: true, provider: createProvider(model, { scripted: policy }) };
-  }
-  const key = apiKeyFor(model, env);
-  if (!key.ok) return key;
-  return {
-    ok: true,
-    provider: createProvider(model, {
-      apiKey: key.key,
-      baseUrl: baseUrlFor(model, env),
-      timeoutMs: spec.modelTimeoutMs,
-      maxRetries: spec.maxRetries,
-    }),
-  };
+/** The model catalog of a run from its spec (no scripted scenario: the caller passes its provider). */
+export function catalogFromSpec(
+  spec: RunSpec,
+  env: NodeJS.ProcessEnv,
+  scripted?: ModelCatalogOptions['scripted'],
+): ModelCatalog {
+  return new ModelCatalog({
+    runModel: spec.model,
+    baseUrl: spec.baseUrl,
+    custom: spec.customModels,
+    env,
+    timeoutMs: spec.modelTimeoutMs,
+    maxRetries: spec.maxRetries,
+    scripted,
+  });
 }
 
 export interface ExecuteOptions {
@@ -71,6 +55,8 @@ export interface ExecuteOptions {
   resumed: boolean;
   /** The per-server cap of concurrent runs (default: 10, wait; see run-slots.ts). */
   runSlots?: RunSlotSettings;
+  /** The models profiles may name (default: built from the spec and `env`). */
+  catalog?: ModelCatalog;
 }
 
 export type ExecuteResult = { ok: true; summary: RunSummary } | { ok: false; error: string };
@@ -158,7 +144,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
           ? orchestratedPhases({
               ...context,
               providerForModel: (model) => {
-                const built = providerFor({ ...spec, model }, options.env);
+                const built = (options.catalog ?? catalogFromSpec(spec, options.env)).provider(model);
                 return built.ok ? { ok: true, provider: gate.wrap(built.provider) } : built;
               },
             })

@@ -1,8 +1,9 @@
 import type { StoredEvent } from '../../core/events.js';
-import { loadRunSpec, providerFor } from '../../swarm/execute-run.js';
+import { loadRunSpec } from '../../swarm/execute-run.js';
 import { exitCodeFor, summarise } from '../../swarm/summary.js';
 import { onePositional, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
+import { runCatalog } from '../model-catalog.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
 import { formatSummary } from '../summary-text.js';
 
@@ -33,7 +34,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     }
     const spec = await loadRunSpec(store.log, runId);
     if (!spec) throw new CliFailure(`run ${runId} has no run.started event; it cannot be resumed`);
-    const provider = providerFor(spec, process.env);
+    const catalog = runCatalog(spec, process.env);
+    const provider = catalog.provider();
     if (!provider.ok) throw new UsageError(provider.error);
     const done = events.filter((e): e is StoredEvent<'model.response'> => e.kind === 'model.response').length;
     if (!values.json)
@@ -42,6 +44,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       store,
       spec,
       provider: provider.provider,
+      catalog,
       json: values.json ?? false,
       resumed: true,
     });

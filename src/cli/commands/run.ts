@@ -164,6 +164,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       store,
       spec: prepared.spec,
       provider: prepared.provider,
+      catalog: prepared.catalog,
       json: values.json ?? false,
       resumed: false,
       runSlots,
