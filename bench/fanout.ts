@@ -24,7 +24,7 @@ import { newRunId } from '../src/core/ids.js';
 import { createScrubber, secretValuesFromEnv } from '../src/core/secrets.js';
 import { createProvider, resolveModel } from '../src/model/index.js';
 import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
-import { Budget } from '../src/swarm/budget.js';
+import { Budget } from '../src/agent/budget.js';
 import { executeDurably, type RunPhases } from '../src/swarm/durable.js';
 import type { RunSpec } from '../src/swarm/run-spec.js';
 import { parseBenchArgs } from './lib/args.js';

@@ -7,7 +7,7 @@ import type { StoredEvent } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
-import type { Budget, BudgetHit } from '../swarm/budget.js';
+import type { Budget, BudgetHit } from './budget.js';
 import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
 import { PendingWrites } from './pending-writes.js';

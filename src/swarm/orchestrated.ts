@@ -14,7 +14,7 @@ import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import type { StoredEvent } from '../core/events.js';
 import type { Provider } from '../model/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
-import { Budget } from './budget.js';
+import { Budget } from '../agent/budget.js';
 import type { RunPhases } from './durable.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';

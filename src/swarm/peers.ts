@@ -18,7 +18,7 @@ import type { EventInput, StoredEvent } from '../core/events.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { createReviewTools } from '../workspace/integration/review-tools.js';
 import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
-import { Budget } from './budget.js';
+import { Budget } from '../agent/budget.js';
 import type { RunPhases } from './durable.js';
 import { coordinationHooks } from './integration-hooks.js';
 import { trackActivity } from './peers/activity.js';

@@ -20,7 +20,7 @@ import { createHub } from '../workspace/hub.js';
 import { fetchResult } from '../workspace/result.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { addWorktree, commitAll, removeWorktree } from '../workspace/worktree.js';
-import { Budget } from './budget.js';
+import { Budget } from '../agent/budget.js';
 import type { RunPhases } from './durable.js';
 import type { EndCause } from './run-control.js';
 import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from './run-spec.js';

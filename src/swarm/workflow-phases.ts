@@ -31,7 +31,7 @@ import type { IntegrationHooks } from '../workspace/integration/types.js';
 import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
-import { Budget, type BudgetHit, type BudgetLimits } from './budget.js';
+import { Budget, type BudgetHit, type BudgetLimits } from '../agent/budget.js';
 import type { RunPhases } from './durable.js';
 import { resolveLimits, Scheduler } from './scheduler.js';
 import type { SoloContext, SoloResult } from './solo.js';

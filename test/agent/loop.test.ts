@@ -10,7 +10,7 @@ import { createScriptedProvider, resolveModel, type ScriptedTurn } from '../../s
 import type { ModelRecord } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
 import type { EventLog } from '../../src/store/types.js';
-import { Budget } from '../../src/swarm/budget.js';
+import { Budget } from '../../src/agent/budget.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 
 let store: Store;

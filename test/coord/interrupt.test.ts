@@ -15,7 +15,7 @@ import { createScrubber } from '../../src/core/secrets.js';
 import { createProvider } from '../../src/model/index.js';
 import type { ModelRecord } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
-import { Budget } from '../../src/swarm/budget.js';
+import { Budget } from '../../src/agent/budget.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 

@@ -19,7 +19,7 @@ import {
 import { createScrubber } from '../../src/core/secrets.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
-import { Budget } from '../../src/swarm/budget.js';
+import { Budget } from '../../src/agent/budget.js';
 import { coordinationHooks } from '../../src/swarm/integration-hooks.js';
 import { IntegrationQueue } from '../../src/workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../src/workspace/integration/tools.js';

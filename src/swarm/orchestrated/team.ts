@@ -22,7 +22,7 @@ import type { EventLog } from '../../store/types.js';
 import type { IntegrationQueue } from '../../workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../workspace/integration/tools.js';
 import type { RunWorkspace } from '../../workspace/run-workspace.js';
-import type { Budget } from '../budget.js';
+import type { Budget } from '../../agent/budget.js';
 import type { Scheduler } from '../scheduler.js';
 import { LEAD_AGENT, subagentSystemPrompt } from './prompt.js';
 
