@@ -12,7 +12,7 @@ import { applyCompaction, estimateTokens, planCompaction } from './compaction.js
 import { type ConversationState, replayConversation } from './conversation.js';
 import { PendingWrites } from './pending-writes.js';
 import { summariseToolResult } from './tool-summary.js';
-import type { Tool, ToolContext, ToolResult } from './tools/types.js';
+import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
 
 export interface AgentSpec {
   runId: string;

@@ -1,4 +1,4 @@
-import type { ToolResult } from './tools/types.js';
+import type { ToolResult } from '../tool/types.js';
 
 /** A one-line summary of a tool result for timelines and logs (the full content is logged beside it). */
 export function summariseToolResult(name: string, result: ToolResult): string {

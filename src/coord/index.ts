@@ -1,4 +1,6 @@
 /** Coordination: shared context, messages, claims (docs/coordination.md). */
+
+export { formatDirectMessage } from '../agent/direct-message.js';
 export {
   type ClaimConflict,
   type ClaimGranted,
@@ -24,7 +26,7 @@ export {
 export { Coordination, type CoordinationOptions, createCoordination } from './coordination.js';
 export { checkGrantHistory, type GrantHistory, type GrantViolation } from './grant-history.js';
 export { describeGrep, type GrepQuery, matchesGrep, parseGrep } from './grep.js';
-export { directMessageInjector, formatDirectMessage } from './injector.js';
+export { directMessageInjector } from './injector.js';
 export { NotifyListener } from './listener.js';
 export {
   type CoordMessage,

@@ -3,14 +3,9 @@
  * (`AgentDeps.beforeModelCall`); unread direct messages come back as user messages, ahead of the
  * model's next turn, are marked read and logged as `message.delivered` via `interrupt`.
  */
+import { formatDirectMessage } from '../agent/direct-message.js';
 import type { Message } from '../model/types.js';
-import type { CoordMessage, MessageService } from './messages.js';
-import { USER_SENDER } from './types.js';
-
-export function formatDirectMessage(message: Pick<CoordMessage, 'from' | 'text'>): string {
-  const who = message.from === USER_SENDER ? 'the user' : message.from;
-  return `[Direct message from ${who} — read this first] ${message.text}`;
-}
+import type { MessageService } from './messages.js';
 
 export function directMessageInjector(
   messages: MessageService,

@@ -14,8 +14,7 @@ export interface AgentRef {
   agent: string;
 }
 
-/** The sender name of messages from the person running Colony. */
-export const USER_SENDER = 'user';
+export { USER_SENDER } from '../agent/direct-message.js';
 
 /** The broadcast channel every agent of a run is in. */
 export const ALL_CHANNEL = 'all';

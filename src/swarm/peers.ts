@@ -12,7 +12,7 @@
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import type { Tool } from '../agent/tools/types.js';
+import type { Tool } from '../tool/types.js';
 import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
 import type { EventInput, StoredEvent } from '../core/events.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';

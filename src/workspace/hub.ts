@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { TEMP_MARKER } from '../agent/tools/atomic-write.js';
+import { TEMP_MARKER } from '../tool/atomic-write.js';
 import { git, gitError } from './git.js';
 
 export const HUB_MAIN = 'main';

@@ -284,7 +284,7 @@ describe('hub, worktrees and result branch', () => {
 
 describe('hub excludes', () => {
   it('never commits the temporary file of an interrupted atomic write', async () => {
-    const { TEMP_MARKER } = await import('../../src/agent/tools/atomic-write.js');
+    const { TEMP_MARKER } = await import('../../src/tool/atomic-write.js');
     const { dir: root, cleanup } = tempDir();
     try {
       const user = path.join(root, 'user');

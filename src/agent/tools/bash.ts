@@ -10,10 +10,10 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { defineTool, errorMessage } from './define.js';
+import { defineTool, errorMessage } from '../../tool/define.js';
 import { agentEnv } from './env.js';
 import { OutputCap } from './output-cap.js';
-import { fail, ok, type Tool, type ToolResult } from './types.js';
+import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 
 export const BASH_DEFAULT_TIMEOUT_S = 120;
 export const BASH_MAX_TIMEOUT_S = 600;

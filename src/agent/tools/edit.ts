@@ -3,9 +3,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { isGitInternal, resolveInside } from '../paths.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { defineTool } from './define.js';
-import { fail, ok, type Tool } from './types.js';
+import { writeFileAtomic } from '../../tool/atomic-write.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 
 const MAX_LISTED_MATCHES = 20;
 

@@ -2,8 +2,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { resolveInside } from '../paths.js';
-import { defineTool } from './define.js';
-import { fail, ok, type Tool } from './types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;

@@ -51,11 +51,11 @@ export async function demoCommand(argv: string[]): Promise<number> {
     if (!values.json) process.stdout.write(`${line}\n`);
   };
   if (which === 'orchestrated') {
-    const { orchestratedDemo } = await import('../../demo/orchestrated-demo.js');
+    const { orchestratedDemo } = await import('../demos/orchestrated-demo.js');
     return orchestratedDemo(values.dir, values.json ?? false, say);
   }
   if (which === 'review' && positionals.length === 1)
-    return (await import('../../demo/review-demo.js')).reviewDemo(values.dir, values.json ?? false, say);
+    return (await import('../demos/review-demo.js')).reviewDemo(values.dir, values.json ?? false, say);
   return which === 'peers'
     ? peersDemo(values.dir, values.json ?? false, say)
     : soloDemo(values.dir, values.json ?? false, say);

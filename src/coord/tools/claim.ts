@@ -1,7 +1,7 @@
 /** `claim {scope, summary}`: take a scope (path or task id) for yourself, atomically. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 import { formatDuration } from './format.js';
 

@@ -1,7 +1,7 @@
 /** `context_post {kind, summary, detail?, scope?}`: append an entry to the run's shared context. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import { MAX_SUMMARY_CHARS } from '../context.js';
 import type { Coordination } from '../coordination.js';
 import { CONTEXT_KINDS } from '../types.js';

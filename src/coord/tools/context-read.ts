@@ -3,8 +3,8 @@
  * FAIL first, as gists; also delivers unread messages (the gather step).
  */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import { DEFAULT_READ_LIMIT } from '../context.js';
 import type { Coordination } from '../coordination.js';
 import { describeGrep, parseGrep } from '../grep.js';

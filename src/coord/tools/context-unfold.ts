@@ -1,7 +1,7 @@
 /** `context_unfold {id}`: one shared-context entry in full, detail included. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 import { formatEntry } from './format.js';
 

@@ -1,5 +1,5 @@
 /** The coordination tools of one agent (public names and arguments: docs/coordination.md). */
-import type { Tool } from '../../agent/tools/types.js';
+import type { Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 import { createClaimTool } from './claim.js';
 import { createContextPostTool } from './context-post.js';

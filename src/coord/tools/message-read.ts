@@ -1,7 +1,7 @@
 /** `message_read {}`: unread direct and channel messages, marked read. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 import { formatMessages } from './format.js';
 

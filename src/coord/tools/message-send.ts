@@ -1,7 +1,7 @@
 /** `message_send {to?, channel?, text}`: a direct message to one agent, or a channel message. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 
 const schema = z.object({

@@ -14,7 +14,7 @@ import {
   toolsForProfile,
 } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
-import type { Tool, ToolResult } from '../../agent/tools/types.js';
+import type { Tool, ToolResult } from '../../tool/types.js';
 import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Provider } from '../../model/types.js';

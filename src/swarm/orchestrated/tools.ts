@@ -1,7 +1,7 @@
 /** The lead's two extra tools (REFERENCE §1): create_subagent and assign_task. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import type { Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import type { Tool } from '../../tool/types.js';
 import type { Team } from './team.js';
 
 export function createSubagentTool(team: Team): Tool {

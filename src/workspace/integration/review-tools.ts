@@ -5,8 +5,8 @@
  * reason as a direct message and a FAIL entry). Nobody reviews their own change.
  */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import type { EventLog } from '../../store/types.js';
 import { HUB_MAIN } from '../hub.js';
 import { changeSince, revParse } from './hub-git.js';

@@ -1,7 +1,7 @@
 /** The agent-side tools: `merge_request {note}` and `sync {merge?}`. */
 import { z } from 'zod';
-import { defineTool } from '../../agent/tools/define.js';
-import { fail, ok, type Tool } from '../../agent/tools/types.js';
+import { defineTool } from '../../tool/define.js';
+import { fail, ok, type Tool } from '../../tool/types.js';
 import type { EventLog } from '../../store/types.js';
 import { commitAll } from '../worktree.js';
 import type { IntegrationQueue } from './queue.js';

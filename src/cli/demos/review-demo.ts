@@ -4,14 +4,14 @@
  * and cost.
  */
 import { join } from 'node:path';
-import { prepareWorkflowRun } from '../cli/commands/workflow.js';
-import { runNewInForeground } from '../cli/foreground-run.js';
-import { DEFAULT_CONFIG } from '../core/config.js';
-import type { StoredEvent } from '../core/events.js';
-import { packageRoot } from '../core/package-root.js';
-import { workflowCriticalPath } from '../workflow/critical-path.js';
-import { createDemoRepo } from './demo-repo.js';
-import { scriptedNote } from './demo-report.js';
+import { DEFAULT_CONFIG } from '../../core/config.js';
+import type { StoredEvent } from '../../core/events.js';
+import { packageRoot } from '../../core/package-root.js';
+import { createDemoRepo } from '../../demo/demo-repo.js';
+import { scriptedNote } from '../../demo/demo-report.js';
+import { workflowCriticalPath } from '../../workflow/critical-path.js';
+import { prepareWorkflowRun } from '../commands/workflow.js';
+import { runNewInForeground } from '../foreground-run.js';
 
 interface RankedRisk {
   title: string;

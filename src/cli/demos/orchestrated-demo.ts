@@ -3,12 +3,13 @@
  * worked example (tasks of 4, 7, 2 steps, then 5, 5) on a copy of examples/demo-repo; prints
  * CriticalSteps, parallelism, finish rate and cost, all computed from the event log.
  */
-import { runNewInForeground } from '../cli/foreground-run.js';
-import { prepareRun } from '../cli/new-run.js';
-import { DEFAULT_CONFIG } from '../core/config.js';
-import { computeMetrics } from '../swarm/metrics.js';
-import { createDemoRepo } from './demo-repo.js';
-import { scriptedNote } from './demo-report.js';
+
+import { DEFAULT_CONFIG } from '../../core/config.js';
+import { createDemoRepo } from '../../demo/demo-repo.js';
+import { scriptedNote } from '../../demo/demo-report.js';
+import { computeMetrics } from '../../swarm/metrics.js';
+import { runNewInForeground } from '../foreground-run.js';
+import { prepareRun } from '../new-run.js';
 
 export const ORCHESTRATED_DEMO_GOAL =
   'Inspect the repository with a team of read-only subagents. plan: a:4,b:7,c:2 / a:5,b:5';
