@@ -23,9 +23,10 @@ const fake = await startFakeProvider({
   latencyMs: Number(arg('latency-ms') ?? 0),
   record: false,
 });
-process.stdout.write(`${JSON.stringify({ url: fake.url, port: fake.port })}\n`);
 const stop = (): void => {
   fake.close().then(() => process.exit(0));
 };
+// Handlers first, then the announcement: a caller may stop the server as soon as it reads the URL.
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+process.stdout.write(`${JSON.stringify({ url: fake.url, port: fake.port })}\n`);

@@ -11,7 +11,7 @@ import { resolveHome } from '../../src/store/index.js';
 import { COLONY_BIN, colony } from '../helpers/cli.js';
 import { request } from './http-client.js';
 
-function serve(): Promise<{ url: string; token: string; stop: () => Promise<number | null> }> {
+function serve(): Promise<{ url: string; token: string; stop: () => Promise<{ code: number | null; signal: string | null; out: string }> }> {
   const child = spawn(process.execPath, [COLONY_BIN, 'serve', '--port', '0']);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -26,7 +26,7 @@ function serve(): Promise<{ url: string; token: string; stop: () => Promise<numb
           stop: () =>
             new Promise((done) => {
               child.removeAllListeners('close');
-              child.on('close', done);
+              child.on('close', (code, signal) => done({ code, signal, out }));
               child.kill('SIGTERM');
             }),
         });
@@ -44,12 +44,12 @@ describe('colony serve', () => {
     expect((await request(first.url, 'GET', '/assets/dashboard/../../server/token.js')).status).toBe(404);
     expect((await request(first.url, 'GET', '/api/runs')).status).toBe(200);
     expect((await request(first.url, 'POST', '/api/runs/x/stop')).status).toBe(401);
-    expect(await first.stop()).toBe(0);
+    expect(await first.stop()).toMatchObject({ code: 0, signal: null });
     const file = join(resolveHome(), 'server-token');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = await serve();
     expect(second.token).toBe(first.token);
-    expect(await second.stop()).toBe(0);
+    expect(await second.stop()).toMatchObject({ code: 0, signal: null });
   }, 60_000);
 
   it('rejects a bad port with a usage error', async () => {

@@ -26,6 +26,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
   const host = values.host ?? '127.0.0.1';
   return withStore(async (store) => {
+    // Listen for Ctrl-C / SIGTERM before anything is announced: a caller that reads the URL and
+    // stops the server at once must get a clean exit, not the default signal death.
+    const stopRequested = new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
     const token = loadOrCreateToken(store.home);
     if (!token.ok) throw new CliFailure(token.error);
     const started = await startServer({ store, token: token.token, host, port });
@@ -38,11 +45,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         `  (reading ${isLoopbackHost(host) ? 'is open on this loopback address' : 'needs the token: this host is not loopback'}; ` +
         `actions need the token, kept in ${token.path})\n`,
     );
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
+    await stopRequested;
     await server.close();
     return 0;
   });
