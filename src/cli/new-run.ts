@@ -1,6 +1,6 @@
 /** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
 import { hostname } from 'node:os';
-import type { ColonyConfig } from '../core/config.js';
+import type { ColonyConfig } from './config.js';
 import { parseDurationMs } from '../core/duration.js';
 import { newRunId } from '../core/ids.js';
 import type { ModelCatalog } from '../model/catalog.js';

@@ -3,7 +3,7 @@
  * rebuilds the same run in a new process.
  */
 import type { ProfileDefinition } from '../agent/profiles.js';
-import type { CustomModel } from '../core/config.js';
+import type { ModelRecord } from '../model/types.js';
 
 export interface RunSpec {
   runId: string;
@@ -20,7 +20,7 @@ export interface RunSpec {
   baseCommit: string;
   model: string;
   baseUrl?: string;
-  customModels: CustomModel[];
+  customModels: ModelRecord[];
   /** Name of a bundled scripted scenario (used with the scripted model, e.g. by `colony demo`). */
   scenario?: string;
   setup?: string;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.js';
 import { prepareRun, recordNewRun } from '../../src/cli/new-run.js';
-import { DEFAULT_CONFIG } from '../../src/core/config.js';
+import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import { orchestratedPolicy } from '../../src/demo/orchestrated-policy.js';
 import type { Store } from '../../src/store/index.js';

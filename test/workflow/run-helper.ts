@@ -2,7 +2,7 @@
 
 import { prepareWorkflowRun } from '../../src/cli/commands/workflow.js';
 import { recordNewRun } from '../../src/cli/new-run.js';
-import { DEFAULT_CONFIG } from '../../src/core/config.js';
+import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/providers/scripted.js';
 import type { Store } from '../../src/store/index.js';

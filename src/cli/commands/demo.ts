@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIG } from '../../core/config.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { resultDiffHint, scriptedNote } from '../../demo/demo-report.js';
 import { PEERS_DEMO_FINAL_VERIFY, PEERS_DEMO_MERGE_VERIFY } from '../../demo/peers-policy.js';

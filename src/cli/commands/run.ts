@@ -1,4 +1,4 @@
-import { loadConfig } from '../../core/config.js';
+import { loadConfig } from '../config.js';
 import { exitCodeFor } from '../../swarm/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';

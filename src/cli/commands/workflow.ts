@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { type ColonyConfig, loadConfig } from '../../core/config.js';
+import { type ColonyConfig, loadConfig } from '../config.js';
 import { readProgramSource } from '../../workflow/load.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { runNewInForeground } from '../foreground-run.js';

@@ -4,7 +4,7 @@
  * CriticalSteps, parallelism, finish rate and cost, all computed from the event log.
  */
 
-import { DEFAULT_CONFIG } from '../../core/config.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
 import { computeMetrics } from '../../swarm/metrics.js';

@@ -4,7 +4,7 @@
  * and cost.
  */
 import { join } from 'node:path';
-import { DEFAULT_CONFIG } from '../../core/config.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import type { StoredEvent } from '../../core/events.js';
 import { packageRoot } from '../../core/package-root.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';

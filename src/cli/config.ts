@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { PROFILE_NAMES } from '../agent/profiles.js';
-import { parseDurationMs } from './duration.js';
+import { parseDurationMs } from '../core/duration.js';
 
 const pricesSchema = z.object({
   input: z.number().nonnegative(),

@@ -1,0 +1,61 @@
+/**
+ * The import graph has no upward arrow: a folder of src/ imports only folders of a lower layer (or
+ * itself). Layers, lowest first, as docs/architecture.md lists them. A new folder must be placed here.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const LAYERS: string[][] = [
+  ['model'],
+  ['core'],
+  ['store', 'tool', 'view'],
+  ['agent'],
+  ['coord', 'workspace', 'workflow'],
+  ['swarm'],
+  ['report', 'server'],
+  ['dashboard', 'demo'],
+  ['cli'],
+];
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+const layerOf = new Map(LAYERS.flatMap((folders, rank) => folders.map((f) => [f, rank] as const)));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every import of one folder by another: `from → to (file: specifier)`. */
+function crossFolderImports(): { from: string; to: string; where: string }[] {
+  const found: { from: string; to: string; where: string }[] = [];
+  const specifiers = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const file of sources(SRC)) {
+    const from = relative(SRC, file).split('/')[0] ?? '';
+    for (const match of readFileSync(file, 'utf8').matchAll(specifiers)) {
+      const target = relative(SRC, normalize(join(dirname(file), match[1] ?? '')));
+      const to = target.split('/')[0] ?? '';
+      if (to !== from && !target.startsWith('..'))
+        found.push({ from, to, where: `${relative(SRC, file)}: ${match[1]}` });
+    }
+  }
+  return found;
+}
+
+describe('src/ layers', () => {
+  it('places every folder of src/ in a layer', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory());
+    expect(folders.map((e) => e.name).filter((name) => !layerOf.has(name))).toEqual([]);
+  });
+
+  it('has no import from a lower or equal layer into a higher one', () => {
+    const imports = crossFolderImports();
+    expect(imports.length).toBeGreaterThan(100);
+    const upward = imports
+      .filter(({ from, to }) => (layerOf.get(to) ?? Number.POSITIVE_INFINITY) >= (layerOf.get(from) ?? -1))
+      .map(({ from, to, where }) => `${from} → ${to} (${where})`);
+    expect(upward).toEqual([]);
+  });
+});
