@@ -1,14 +1,15 @@
 /** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
 import { hostname } from 'node:os';
-import type { ColonyConfig } from './config.js';
 import { parseDurationMs } from '../core/duration.js';
 import { newRunId } from '../core/ids.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import type { Store } from '../store/index.js';
 import type { RunSpec } from '../swarm/run-spec.js';
+import { storedRunSpec } from '../swarm/run-spec-schema.js';
 import { inspectUserRepo } from '../workspace/repo.js';
 import { UsageError } from './args.js';
+import type { ColonyConfig } from './config.js';
 import { runCatalog } from './model-catalog.js';
 import { CliFailure } from './store-access.js';
 
@@ -113,7 +114,7 @@ export async function recordNewRun(store: Store, spec: RunSpec): Promise<void> {
     repo: spec.repo,
     pid: process.pid,
     host: hostname(),
-    config: spec as unknown as Record<string, unknown>,
+    config: storedRunSpec(spec),
   });
   if (!created.ok) throw new CliFailure(created.error);
   await store.log.append({
@@ -126,7 +127,7 @@ export async function recordNewRun(store: Store, spec: RunSpec): Promise<void> {
       repo: spec.repo,
       base: spec.baseCommit,
       model: spec.model,
-      config: spec as unknown as Record<string, unknown>,
+      config: storedRunSpec(spec),
     },
   });
 }

@@ -21,6 +21,7 @@ import { RunControl } from './run-control.js';
 import type { RunSlot } from './run-slots.js';
 import { type RunSlotSettings, takeRunSlot } from './run-slots-run.js';
 import type { RunSpec } from './run-spec.js';
+import { parseStoredRunSpec } from './run-spec-schema.js';
 import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
 import { type RunSummary, summarise } from './summary.js';
 import { workflowPhases } from './workflow-phases.js';
@@ -174,9 +175,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
   }
 }
 
-/** The spec of an existing run, from its `run.started` event. */
-export async function loadRunSpec(log: EventLog, runId: string): Promise<RunSpec | null> {
+/** The spec of an existing run, from its `run.started` event, validated (null when there is none). */
+export async function loadRunSpec(
+  log: EventLog,
+  runId: string,
+): Promise<{ ok: true; spec: RunSpec } | { ok: false; error: string } | null> {
   const [started] = await log.read(runId, { kinds: ['run.started'], limit: 1 });
   if (!started) return null;
-  return (started as StoredEvent<'run.started'>).data.config as unknown as RunSpec;
+  return parseStoredRunSpec((started as StoredEvent<'run.started'>).data.config);
 }

@@ -32,8 +32,10 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       else process.stdout.write(`run ${runId} already finished.\n${formatSummary(summary)}\n`);
       return exitCodeFor(summary.status);
     }
-    const spec = await loadRunSpec(store.log, runId);
-    if (!spec) throw new CliFailure(`run ${runId} has no run.started event; it cannot be resumed`);
+    const loaded = await loadRunSpec(store.log, runId);
+    if (!loaded) throw new CliFailure(`run ${runId} has no run.started event; it cannot be resumed`);
+    if (!loaded.ok) throw new CliFailure(`run ${runId} cannot be resumed: ${loaded.error}`);
+    const { spec } = loaded;
     const catalog = runCatalog(spec, process.env);
     const provider = catalog.provider();
     if (!provider.ok) throw new UsageError(provider.error);

@@ -1,0 +1,115 @@
+/**
+ * The run spec as it is stored in `run.started` and read back by `colony resume`, `stop` and the
+ * server: a versioned zod schema, so a spec written by another version of Colony (or edited by hand)
+ * is refused with a clear message instead of being cast and trusted.
+ */
+import { z } from 'zod';
+import { PROFILE_NAMES } from '../agent/profiles.js';
+import type { RunSpec } from './run-spec.js';
+
+/** Raise when a stored spec's meaning changes; readers refuse versions they do not know. */
+export const RUN_SPEC_VERSION = 1;
+
+const positiveInt = z.number().int().positive();
+const nonNegative = z.number().nonnegative();
+
+const modelRecordSchema = z.strictObject({
+  id: z.string().min(1),
+  protocol: z.enum(['openai-chat', 'openai-responses', 'anthropic', 'scripted']),
+  name: z.string().min(1),
+  baseUrl: z.string().optional(),
+  apiKeyEnv: z.string().optional(),
+  contextWindow: positiveInt,
+  maxOutput: positiveInt,
+  prices: z
+    .strictObject({
+      input: nonNegative,
+      cachedInput: nonNegative,
+      cacheWrite: nonNegative,
+      output: nonNegative,
+    })
+    .nullable(),
+});
+
+export const runSpecSchema = z.strictObject({
+  runId: z.string().min(1),
+  topology: z.enum(['solo', 'peers', 'workflow', 'orchestrated']),
+  agents: positiveInt.optional(),
+  concurrency: positiveInt.optional(),
+  repo: z.string().min(1),
+  goal: z.string(),
+  baseRef: z.string().min(1),
+  baseCommit: z.string().min(1),
+  model: z.string().min(1),
+  baseUrl: z.string().optional(),
+  customModels: z.array(modelRecordSchema),
+  scenario: z.string().optional(),
+  setup: z.string().optional(),
+  verify: z.string().optional(),
+  mergeVerify: z.string().optional(),
+  workflow: z
+    .strictObject({ file: z.string(), js: z.string(), args: z.record(z.string(), z.string()) })
+    .optional(),
+  deadlineAt: z.string().optional(),
+  idleMs: positiveInt.optional(),
+  claimLeaseMs: positiveInt.optional(),
+  integrators: z.number().int().nonnegative().optional(),
+  maxSteps: positiveInt,
+  leadMaxSteps: positiveInt.optional(),
+  subagentMaxSteps: positiveInt.optional(),
+  maxStartsPerAgent: positiveInt.optional(),
+  maxAgents: positiveInt.optional(),
+  profiles: z
+    .record(
+      z.string(),
+      z.strictObject({
+        base: z.enum(PROFILE_NAMES),
+        model: z.string().optional(),
+        maxSteps: positiveInt.optional(),
+        prompt: z.string().optional(),
+      }),
+    )
+    .optional(),
+  accept: z.string().optional(),
+  acceptRounds: positiveInt.optional(),
+  budgetUsd: nonNegative.optional(),
+  budgetTokens: positiveInt.optional(),
+  profile: z.string().min(1),
+  stream: z.boolean(),
+  modelTimeoutMs: positiveInt,
+  maxRetries: z.number().int().nonnegative(),
+  bashTimeoutS: positiveInt,
+});
+
+// The schema and the RunSpec type must describe the same thing: this fails to compile when they drift.
+type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShape: Exact<z.infer<typeof runSpecSchema>, RunSpec> = true;
+void sameShape;
+
+/** The stored form: the spec plus its version. */
+export function storedRunSpec(spec: RunSpec): Record<string, unknown> {
+  return { ...spec, specVersion: RUN_SPEC_VERSION };
+}
+
+/** A stored spec read back: validated, or an error naming what is wrong. Specs from before versions count as 1. */
+export function parseStoredRunSpec(
+  stored: Record<string, unknown>,
+): { ok: true; spec: RunSpec } | { ok: false; error: string } {
+  const { specVersion = 1, ...fields } = stored;
+  if (specVersion !== RUN_SPEC_VERSION) {
+    return {
+      ok: false,
+      error: `the run was recorded with run spec version ${String(specVersion)}; this Colony reads version ${RUN_SPEC_VERSION}`,
+    };
+  }
+  const parsed = runSpecSchema.safeParse(fields);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || 'spec';
+    return {
+      ok: false,
+      error: `the run's stored spec is invalid at ${where}: ${issue?.message ?? 'unknown'}`,
+    };
+  }
+  return { ok: true, spec: parsed.data };
+}
