@@ -5,7 +5,7 @@
  * ends the run. Screenshot: $TMPDIR/colony-dashboard/run.png.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -26,16 +26,40 @@ let fake: FakeProvider;
 let browser: Browser;
 let child: ChildProcess | null = null;
 let liveRunId = '';
+const gateDir = mkdtempSync(join(tmpdir(), 'colony-dash-gate-'));
+const RELEASE = join(gateDir, 'release');
+const modelHeld = promiseWithResolvers();
+let heldCallArrived = false;
+
+function promiseWithResolvers(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+function waitForFile(path: string): string {
+  return `until [ -e '${path}' ]; do sleep 0.1; done; echo released`;
+}
 
 beforeAll(async () => {
   store = await openTestStore();
   const started = await startServer({ store, token: TOKEN, host: '127.0.0.1', port: 0, pollMs: 100 });
   if (!started.ok) throw new Error(started.error);
   server = started.server;
-  // Peers that never finish: each lists the folder, then reads files, forever (slowly).
+  // Peers that never finish: each lists the folder, then reads files, forever (slowly). peer-2's
+  // second model call is held until the test releases it, and its answer is a bash command that
+  // waits for a file the test creates: the page must show each of those states, and each lasts
+  // until the test moves on, however slow the machine.
   fake = await startFakeProvider({
-    policy: (request) => {
+    policy: async (request) => {
       const n = request.messages.filter((m) => m.role === 'assistant').length;
+      if (/peer-2/.test(request.system ?? '') && n === 1) {
+        heldCallArrived = true;
+        await modelHeld.promise;
+        return { toolCalls: [{ name: 'bash', arguments: { command: waitForFile(RELEASE) } }] };
+      }
       return {
         toolCalls: [
           { name: n % 2 === 0 ? 'ls' : 'read', arguments: n % 2 === 0 ? {} : { path: 'README.md' } },
@@ -53,6 +77,7 @@ afterAll(async () => {
   await fake?.close();
   await server?.close();
   await store?.close();
+  rmSync(gateDir, { recursive: true, force: true });
 });
 
 async function until<T>(
@@ -105,17 +130,17 @@ describe('dashboard in Chromium', () => {
     await page.waitForFunction(() => location.hash === '' && sessionStorage.getItem('colony.token') !== null);
     await page.waitForSelector('[data-agent="peer-2"]', { timeout: 60_000 });
 
-    // Agents change state live: collect (agent, state) pairs until one agent was seen in two states.
-    const seen = new Map<string, Set<string>>();
-    await until(async () => {
-      const rows = await page.$$eval('[data-agent]', (els) =>
-        els.map((e) => [e.getAttribute('data-agent'), e.getAttribute('data-state')]),
-      );
-      for (const [agent, state] of rows)
-        if (agent && state) seen.set(agent, (seen.get(agent) ?? new Set()).add(state));
-      return [...seen.values()].some((s) => s.size >= 2);
-    }, 'an agent to change state');
-    expect([...seen.keys()].sort()).toEqual(['peer-1', 'peer-2', 'peer-3']);
+    // Agents change state live (SSE): peer-2 shows 'thinking' while its model call is held, then
+    // 'tool' while its bash waits for the release file; each state holds until the test moves on.
+    const stateOf = (agent: string) =>
+      page.getAttribute(`[data-agent="${agent}"]`, 'data-state', { timeout: 60_000 });
+    await until(() => heldCallArrived, "peer-2's held model call");
+    await until(async () => (await stateOf('peer-2')) === 'thinking', 'peer-2 thinking');
+    modelHeld.resolve();
+    await until(async () => (await stateOf('peer-2')) === 'tool', 'peer-2 running its tool');
+    writeFileSync(RELEASE, '');
+    const names = await page.$$eval('[data-agent]', (els) => els.map((e) => e.getAttribute('data-agent')));
+    expect(names.sort()).toEqual(['peer-1', 'peer-2', 'peer-3']);
 
     // A direct message from the page reaches peer-2's next model request.
     const before = fake.requests().length;
