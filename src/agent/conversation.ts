@@ -4,10 +4,10 @@
  * so no completed model call or tool call is ever repeated.
  */
 
-import { formatDirectMessage } from './direct-message.js';
 import type { StoredEvent } from '../core/events.js';
 import type { Message, ToolCall } from '../model/types.js';
 import { applyCompaction } from './compaction.js';
+import { formatDirectMessage } from './direct-message.js';
 
 export interface ConversationState {
   messages: Message[];

@@ -7,12 +7,12 @@ import type { StoredEvent } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
+import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
 import type { Budget, BudgetHit } from './budget.js';
 import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
 import { PendingWrites } from './pending-writes.js';
 import { summariseToolResult } from './tool-summary.js';
-import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
 
 export interface AgentSpec {
   runId: string;
@@ -69,7 +69,7 @@ export interface AgentOutcome {
 
 /**
  * An agent whose run was aborted. A run ended because the team's goal was met (the abort reason is a
- * cause with status `succeeded`, see swarm/run-control.ts) ends its agents as done (`goal_met`), not
+ * cause with status `succeeded`, see run/run-control.ts) ends its agents as done (`goal_met`), not
  * stopped: they did not fail to finish, there was nothing left to do.
  */
 function abortedOutcome(

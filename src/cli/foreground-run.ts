@@ -4,7 +4,7 @@
  * by the demos and `colony workflow`.
  */
 import type { Store } from '../store/index.js';
-import { exitCodeFor, type RunSummary } from '../swarm/summary.js';
+import { exitCodeFor, type RunSummary } from '../view/summary.js';
 import { runInForeground } from './live-run.js';
 import { type PreparedRun, recordNewRun } from './new-run.js';
 import { withStore } from './store-access.js';

@@ -7,14 +7,14 @@
 import type { StoredEvent } from '../core/events.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
+import type { RunSlotSettings } from '../run/run-slots-run.js';
+import type { RunSpec } from '../run/run-spec.js';
 import type { Store } from '../store/index.js';
-import { executeRun } from '../swarm/execute-run.js';
-import type { RunSlotSettings } from '../swarm/run-slots-run.js';
-import type { RunSpec } from '../swarm/run-spec.js';
-import type { RunSummary } from '../swarm/summary.js';
+import { executeRun } from '../topology/execute-run.js';
 import { progressLines } from '../view/progress-lines.js';
 import { applyEvent, emptyRunState } from '../view/run-state.js';
 import { toRunView } from '../view/run-view.js';
+import type { RunSummary } from '../view/summary.js';
 import { formatEvent } from './event-line.js';
 import { CliFailure } from './store-access.js';
 import { formatSummary } from './summary-text.js';

@@ -1,8 +1,8 @@
 /** The model catalog of a run started or resumed from the CLI: the spec's models plus its bundled scenario. */
 import { scenarioPolicy } from '../demo/scenarios.js';
 import type { ModelCatalog } from '../model/catalog.js';
-import { catalogFromSpec } from '../swarm/execute-run.js';
-import type { RunSpec } from '../swarm/run-spec.js';
+import type { RunSpec } from '../run/run-spec.js';
+import { catalogFromSpec } from '../topology/execute-run.js';
 
 export function runCatalog(spec: RunSpec, env: NodeJS.ProcessEnv): ModelCatalog {
   const scripted = spec.scenario

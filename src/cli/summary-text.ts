@@ -1,4 +1,4 @@
-import type { RunSummary, TokenAccount } from '../swarm/summary.js';
+import type { RunSummary, TokenAccount } from '../view/summary.js';
 
 /** Agents listed by `show`; the rest (by tokens) are counted in one line. */
 export const TOP_AGENTS = 20;

@@ -1,5 +1,5 @@
 /** The framing every `colony demo` prints around its run: the scripted-model note and where to look. */
-import type { RunSummary } from '../swarm/summary.js';
+import type { RunSummary } from '../view/summary.js';
 
 /**
  * The note that the model is scripted but the work is real, in two lines:

@@ -1,6 +1,6 @@
 /** The closing summary of `colony demo peers`, computed from the run's events alone. */
 import type { StoredEvent } from '../core/events.js';
-import type { RunSummary } from '../swarm/summary.js';
+import type { RunSummary } from '../view/summary.js';
 
 export interface PeersDemoStats {
   landed: number;

@@ -3,8 +3,8 @@
  * swarm metrics of issue 5 (CriticalSteps, parallelism, …) when the summary carries them (null → '—').
  */
 import type { StoredEvent } from '../core/events.js';
-import { type RunSummary, summarise } from '../swarm/summary.js';
 import { buildRunView } from '../view/run-view.js';
+import { type RunSummary, summarise } from '../view/summary.js';
 import type { RunView } from '../view/types.js';
 
 export interface SwarmMetrics {

@@ -6,8 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Coordination, createCoordination, USER_SENDER } from '../coord/index.js';
 import type { ContextKind, EventKind } from '../core/events.js';
+import { requestRunStop } from '../run/stop.js';
 import type { Store } from '../store/index.js';
-import { requestRunStop } from '../swarm/stop.js';
 import {
   agentRow,
   claimItem,

@@ -1,7 +1,7 @@
 /**
  * What the workflow engine needs from the run that hosts it: the log, the run's stop signal, agent
  * slots, a way to run one agent (its tools, worktree and landing are the host's business) and a way to
- * run a command on hub main. src/swarm/workflow-phases.ts provides the real one.
+ * run a command on hub main. src/topology/workflow.ts provides the real one.
  */
 import type { EventInput, EventKind } from '../core/events.js';
 import type { EventLog } from '../store/types.js';

@@ -1,5 +1,5 @@
 /**
- * Agent slots of a workflow run: the contract of the run scheduler (src/swarm/scheduler.ts), which
+ * Agent slots of a workflow run: the contract of the run scheduler (src/run/scheduler.ts), which
  * backs it in a real run — at most `concurrency` agents at once, higher priority first, start limits.
  */
 export type SlotError = { kind: 'thread_limit_error' | 'agent_limit_error' | 'aborted'; message: string };

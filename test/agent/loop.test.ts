@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Budget } from '../../src/agent/budget.js';
 import { type AgentOutcome, type AgentSpec, runAgent } from '../../src/agent/loop.js';
 import { toolsForProfile } from '../../src/agent/profiles.js';
 import type { StoredEvent } from '../../src/core/events.js';
@@ -10,7 +11,6 @@ import { createScriptedProvider, resolveModel, type ScriptedTurn } from '../../s
 import type { ModelRecord } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
 import type { EventLog } from '../../src/store/types.js';
-import { Budget } from '../../src/agent/budget.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 
 let store: Store;

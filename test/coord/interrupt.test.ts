@@ -3,6 +3,7 @@
  * asserted on what the fake provider (real HTTP, OpenAI Chat Completions) received.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Budget } from '../../src/agent/budget.js';
 import { runAgent } from '../../src/agent/loop.js';
 import {
   type Coordination,
@@ -15,7 +16,6 @@ import { createScrubber } from '../../src/core/secrets.js';
 import { createProvider } from '../../src/model/index.js';
 import type { ModelRecord } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
-import { Budget } from '../../src/agent/budget.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 

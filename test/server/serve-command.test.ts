@@ -11,7 +11,11 @@ import { resolveHome } from '../../src/store/index.js';
 import { COLONY_BIN, colony } from '../helpers/cli.js';
 import { request } from './http-client.js';
 
-function serve(): Promise<{ url: string; token: string; stop: () => Promise<{ code: number | null; signal: string | null; out: string }> }> {
+function serve(): Promise<{
+  url: string;
+  token: string;
+  stop: () => Promise<{ code: number | null; signal: string | null; out: string }>;
+}> {
   const child = spawn(process.execPath, [COLONY_BIN, 'serve', '--port', '0']);
   let out = '';
   return new Promise((resolve, reject) => {

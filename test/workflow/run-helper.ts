@@ -1,13 +1,13 @@
 /** Runs a workflow file as a real run in-process: real Postgres, git, agent loop; the model scripted. */
 
 import { prepareWorkflowRun } from '../../src/cli/commands/workflow.js';
-import { recordNewRun } from '../../src/cli/new-run.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
+import { recordNewRun } from '../../src/cli/new-run.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/providers/scripted.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
-import type { RunSummary } from '../../src/swarm/summary.js';
+import { executeRun } from '../../src/topology/execute-run.js';
+import type { RunSummary } from '../../src/view/summary.js';
 
 export interface WorkflowRunResult {
   runId: string;

@@ -11,9 +11,9 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { defineTool, errorMessage } from '../../tool/define.js';
+import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { agentEnv } from './env.js';
 import { OutputCap } from './output-cap.js';
-import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 
 export const BASH_DEFAULT_TIMEOUT_S = 120;
 export const BASH_MAX_TIMEOUT_S = 600;

@@ -2,10 +2,10 @@
  * (the file is replaced atomically, so a crash never leaves it half-written). */
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { isGitInternal, resolveInside } from '../paths.js';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
+import { isGitInternal, resolveInside } from '../paths.js';
 
 const MAX_LISTED_MATCHES = 20;
 

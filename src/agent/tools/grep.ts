@@ -5,9 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import { resolveInside } from '../paths.js';
 import { defineTool, errorMessage } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
+import { resolveInside } from '../paths.js';
 
 export const GREP_MAX_RESULTS = 200;
 export const GREP_MAX_LINE_CHARS = 300;

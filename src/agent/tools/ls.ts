@@ -2,9 +2,9 @@
 import { readdir, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { resolveInside } from '../paths.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
+import { resolveInside } from '../paths.js';
 
 export const LS_MAX_ENTRIES = 1000;
 

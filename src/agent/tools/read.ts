@@ -1,9 +1,9 @@
 /** `read {path, offset?, limit?}`: numbered lines of a text file, paged. */
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { resolveInside } from '../paths.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
+import { resolveInside } from '../paths.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;

@@ -2,10 +2,10 @@
 import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { isGitInternal, resolveInside } from '../paths.js';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
+import { isGitInternal, resolveInside } from '../paths.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the worktree root.'),

@@ -1,10 +1,10 @@
-import { DEFAULT_CONFIG } from '../config.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { resultDiffHint, scriptedNote } from '../../demo/demo-report.js';
 import { PEERS_DEMO_FINAL_VERIFY, PEERS_DEMO_MERGE_VERIFY } from '../../demo/peers-policy.js';
 import { formatPeersDemoSummary, peersDemoStats } from '../../demo/peers-summary.js';
 import { DEMO_TEST_COMMAND } from '../../demo/solo-policy.js';
 import { parseFlags, UsageError } from '../args.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { prepareRun } from '../new-run.js';
 

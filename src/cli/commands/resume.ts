@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../core/events.js';
-import { loadRunSpec } from '../../swarm/execute-run.js';
-import { exitCodeFor, summarise } from '../../swarm/summary.js';
+import { loadRunSpec } from '../../topology/execute-run.js';
+import { exitCodeFor, summarise } from '../../view/summary.js';
 import { onePositional, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
 import { runCatalog } from '../model-catalog.js';

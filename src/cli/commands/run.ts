@@ -1,6 +1,6 @@
-import { loadConfig } from '../config.js';
-import { exitCodeFor } from '../../swarm/summary.js';
+import { exitCodeFor } from '../../view/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
+import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';

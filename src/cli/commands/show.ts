@@ -1,4 +1,4 @@
-import { summarise } from '../../swarm/summary.js';
+import { summarise } from '../../view/summary.js';
 import { onePositional, parseFlags } from '../args.js';
 import { formatEvent } from '../event-line.js';
 import { requireRun, withStore } from '../store-access.js';

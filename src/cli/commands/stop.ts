@@ -1,4 +1,4 @@
-import { requestRunStop } from '../../swarm/stop.js';
+import { requestRunStop } from '../../run/stop.js';
 import { onePositional, parseFlags } from '../args.js';
 import { CliFailure, withStore } from '../store-access.js';
 

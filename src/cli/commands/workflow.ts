@@ -1,7 +1,7 @@
 import { basename, resolve } from 'node:path';
-import { type ColonyConfig, loadConfig } from '../config.js';
 import { readProgramSource } from '../../workflow/load.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
+import { type ColonyConfig, loadConfig } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { type PreparedRun, prepareRun } from '../new-run.js';
 

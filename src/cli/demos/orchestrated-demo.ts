@@ -4,10 +4,10 @@
  * CriticalSteps, parallelism, finish rate and cost, all computed from the event log.
  */
 
-import { DEFAULT_CONFIG } from '../config.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
-import { computeMetrics } from '../../swarm/metrics.js';
+import { computeMetrics } from '../../view/metrics.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { prepareRun } from '../new-run.js';
 

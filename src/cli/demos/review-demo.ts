@@ -4,13 +4,13 @@
  * and cost.
  */
 import { join } from 'node:path';
-import { DEFAULT_CONFIG } from '../config.js';
 import type { StoredEvent } from '../../core/events.js';
 import { packageRoot } from '../../core/package-root.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
-import { workflowCriticalPath } from '../../workflow/critical-path.js';
+import { workflowCriticalPath } from '../../view/workflow-critical-path.js';
 import { prepareWorkflowRun } from '../commands/workflow.js';
+import { DEFAULT_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 
 interface RankedRisk {

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration-types.js';
 
 /**
- * Per-server run slots (src/swarm/run-slots.ts). A slot is owned through a session advisory lock held
+ * Per-server run slots (src/run/run-slots.ts). A slot is owned through a session advisory lock held
  * on the owner's dedicated connection, so a dead process's slot frees itself; this table only says who
  * holds which slot (for messages and listings), and a row counts only while its lock is held.
  */

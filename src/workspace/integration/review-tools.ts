@@ -5,9 +5,9 @@
  * reason as a direct message and a FAIL entry). Nobody reviews their own change.
  */
 import { z } from 'zod';
+import type { EventLog } from '../../store/types.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
-import type { EventLog } from '../../store/types.js';
 import { HUB_MAIN } from '../hub.js';
 import { changeSince, revParse } from './hub-git.js';
 import type { IntegrationQueue } from './queue.js';

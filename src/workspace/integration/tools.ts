@@ -1,8 +1,8 @@
 /** The agent-side tools: `merge_request {note}` and `sync {merge?}`. */
 import { z } from 'zod';
+import type { EventLog } from '../../store/types.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
-import type { EventLog } from '../../store/types.js';
 import { commitAll } from '../worktree.js';
 import type { IntegrationQueue } from './queue.js';
 import { type SyncResult, syncWorktree } from './sync.js';

@@ -14,9 +14,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEMP_MARKER } from '../../../src/tool/atomic-write.js';
 import { createEditTool } from '../../../src/agent/tools/edit.js';
 import { createWriteTool } from '../../../src/agent/tools/write.js';
+import { TEMP_MARKER } from '../../../src/tool/atomic-write.js';
 import { runNodeAs, unprivilegedUser } from '../../helpers/unprivileged.js';
 import { tempDir } from './helpers.js';
 

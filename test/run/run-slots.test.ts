@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordNewRun } from '../../src/cli/new-run.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import { createProvider } from '../../src/model/index.js';
+import { acquireRunSlot, listRunSlots, type RunSlot } from '../../src/run/run-slots.js';
+import type { RunSpec } from '../../src/run/run-spec.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
-import { acquireRunSlot, listRunSlots, type RunSlot } from '../../src/swarm/run-slots.js';
-import type { RunSpec } from '../../src/swarm/run-spec.js';
+import { executeRun } from '../../src/topology/execute-run.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 
@@ -98,7 +98,7 @@ describe('run slots', () => {
     const scope = scopeFor('kill');
     // A real second process (the built module: npm test builds dist/ first) holds the only slot.
     const module = pathToFileURL(
-      join(import.meta.dirname, '..', '..', 'dist', 'src', 'swarm', 'run-slots.js'),
+      join(import.meta.dirname, '..', '..', 'dist', 'src', 'run', 'run-slots.js'),
     ).href;
     const child = spawn(
       process.execPath,

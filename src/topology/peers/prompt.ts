@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ID_SLOT = '{{id}}';
 
-// src/swarm/peers/ when run from sources, dist/src/swarm/peers/ when built.
+// src/topology/peers/ when run from sources, dist/src/topology/peers/ when built.
 const CANDIDATES = ['../../../prompts/peer.md', '../../../../prompts/peer.md'];
 
 export type PromptResult = { ok: true; text: string } | { ok: false; error: string };

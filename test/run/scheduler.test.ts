@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/core/events.js';
+import { DEFAULT_LIMITS, resolveLimits, Scheduler } from '../../src/run/scheduler.js';
 import type { Store } from '../../src/store/index.js';
 import type { EventLog } from '../../src/store/types.js';
-import { DEFAULT_LIMITS, resolveLimits, Scheduler } from '../../src/swarm/scheduler.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 
 let store: Store;

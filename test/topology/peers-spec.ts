@@ -6,10 +6,10 @@ import { recordNewRun } from '../../src/cli/new-run.js';
 import type { EventKind, StoredEvent } from '../../src/core/events.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
 import type { ModelRequest } from '../../src/model/types.js';
+import type { RunSpec } from '../../src/run/run-spec.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
-import type { RunSpec } from '../../src/swarm/run-spec.js';
-import type { RunSummary } from '../../src/swarm/summary.js';
+import { executeRun } from '../../src/topology/execute-run.js';
+import type { RunSummary } from '../../src/view/summary.js';
 
 /** A peers run on `repo` with the scripted model; `fields` name the run, its goal, check and size. */
 export function peersSpec(

@@ -8,12 +8,15 @@
  *   finalize — verify hub main (if --verify), remove worktrees, fetch main as colony/<run-id>
  */
 import { join } from 'node:path';
+import { Budget, type BudgetHit, type BudgetLimits } from '../agent/budget.js';
 import { runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import type { StoredEvent } from '../core/events.js';
 import type { Usage } from '../model/types.js';
+import type { RunPhases } from '../run/durable.js';
+import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import type { EventLog } from '../store/types.js';
 import {
   type AttemptRequest,
@@ -31,9 +34,6 @@ import type { IntegrationHooks } from '../workspace/integration/types.js';
 import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
-import { Budget, type BudgetHit, type BudgetLimits } from '../agent/budget.js';
-import type { RunPhases } from './durable.js';
-import { resolveLimits, Scheduler } from './scheduler.js';
 import type { SoloContext, SoloResult } from './solo.js';
 import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
 

@@ -6,10 +6,10 @@
  */
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
 import { runDir } from '../core/home.js';
+import { resultBranchName } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { type MainVerifier, mainVerifier } from './peers/verify-main.js';
-import { resultBranchName } from './run-spec.js';
 import type { SoloContext, SoloResult } from './solo.js';
 
 export type Emit = <K extends EventKind>(

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Budget } from '../../src/agent/budget.js';
 import { runAgent } from '../../src/agent/loop.js';
 import { toolsForProfile } from '../../src/agent/profiles.js';
 import {
@@ -19,8 +20,7 @@ import {
 import { createScrubber } from '../../src/core/secrets.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
-import { Budget } from '../../src/agent/budget.js';
-import { coordinationHooks } from '../../src/swarm/integration-hooks.js';
+import { coordinationHooks } from '../../src/topology/integration-hooks.js';
 import { IntegrationQueue } from '../../src/workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../src/workspace/integration/tools.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';

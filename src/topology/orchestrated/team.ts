@@ -5,6 +5,8 @@
  * of starting it twice. A subagent is one agent whose log continues across tasks (`task.started`
  * opens each further task in its conversation); it runs one task at a time, in assignment order.
  */
+
+import type { Budget } from '../../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../../agent/loop.js';
 import {
   type ProfileDefinition,
@@ -14,16 +16,15 @@ import {
   toolsForProfile,
 } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
-import type { Tool, ToolResult } from '../../tool/types.js';
 import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Provider } from '../../model/types.js';
+import type { Scheduler } from '../../run/scheduler.js';
 import type { EventLog } from '../../store/types.js';
+import type { Tool, ToolResult } from '../../tool/types.js';
 import type { IntegrationQueue } from '../../workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../workspace/integration/tools.js';
 import type { RunWorkspace } from '../../workspace/run-workspace.js';
-import type { Budget } from '../../agent/budget.js';
-import type { Scheduler } from '../scheduler.js';
 import { LEAD_AGENT, subagentSystemPrompt } from './prompt.js';
 
 export const SUBAGENT_NAME = /^[a-z][a-z0-9-]{0,39}$/;

@@ -4,11 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordNewRun } from '../../src/cli/new-run.js';
+import type { EventPayloads } from '../../src/core/events.js';
+import { RUN_SPEC_VERSION, storedRunSpec } from '../../src/run/run-spec-schema.js';
 import type { Store } from '../../src/store/index.js';
-import { loadRunSpec } from '../../src/swarm/execute-run.js';
-import { RUN_SPEC_VERSION, storedRunSpec } from '../../src/swarm/run-spec-schema.js';
+import { loadRunSpec } from '../../src/topology/execute-run.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
-import { peersSpec } from './peers-spec.js';
+import { peersSpec } from '../topology/peers-spec.js';
 
 let store: Store;
 beforeAll(async () => {
@@ -52,7 +53,8 @@ describe('stored run spec', () => {
     });
     await recordNewRun(store, spec);
     const [started] = await store.log.read(spec.runId, { kinds: ['run.started'] });
-    expect((started?.data as { config: { specVersion: number } }).config.specVersion).toBe(RUN_SPEC_VERSION);
+    const data = started?.data as EventPayloads['run.started'] | undefined;
+    expect(data?.config.specVersion).toBe(RUN_SPEC_VERSION);
     expect(await loadRunSpec(store.log, spec.runId)).toEqual({ ok: true, spec });
   });
 

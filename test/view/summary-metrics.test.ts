@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EventKind, EventPayloads, StoredEvent } from '../../src/core/events.js';
-import { summarise } from '../../src/swarm/summary.js';
+import { summarise } from '../../src/view/summary.js';
 
 function builder() {
   const events: StoredEvent[] = [];

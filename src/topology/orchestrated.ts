@@ -8,21 +8,22 @@
  *   work     — the lead's loop (its tasks run the subagents; all replay their logs on resume)
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
+
+import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import type { StoredEvent } from '../core/events.js';
 import type { Provider } from '../model/types.js';
+import type { RunPhases } from '../run/durable.js';
+import type { EndCause } from '../run/run-control.js';
+import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
-import { Budget } from '../agent/budget.js';
-import type { RunPhases } from './durable.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
-import type { EndCause } from './run-control.js';
-import { resolveLimits, Scheduler } from './scheduler.js';
 import type { SoloContext, SoloResult } from './solo.js';
 import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
 

@@ -36,7 +36,7 @@ export interface RunSummary {
   /** orchestrated: the acceptance check's last round (0 = the first check), or null without --accept. */
   acceptance: { round: number; passed: boolean } | null;
   events: number;
-  // Team metrics (src/swarm/metrics.ts; docs/orchestrated.md).
+  // Team metrics (src/view/metrics.ts; docs/orchestrated.md).
   criticalSteps: number;
   totalSteps: number;
   parallelism: number;

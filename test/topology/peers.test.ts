@@ -15,10 +15,10 @@ import { type Coordination, createCoordination } from '../../src/coord/index.js'
 import type { StoredEvent } from '../../src/core/events.js';
 import { runDir } from '../../src/core/home.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
+import type { RunSpec } from '../../src/run/run-spec.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
-import { peerNames } from '../../src/swarm/peers.js';
-import type { RunSpec } from '../../src/swarm/run-spec.js';
+import { executeRun } from '../../src/topology/execute-run.js';
+import { peerNames } from '../../src/topology/peers.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { callsSoFar, peersSpec } from './peers-spec.js';

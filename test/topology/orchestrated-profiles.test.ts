@@ -6,12 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.js';
-import { prepareRun, recordNewRun } from '../../src/cli/new-run.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
+import { prepareRun, recordNewRun } from '../../src/cli/new-run.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import { orchestratedPolicy } from '../../src/demo/orchestrated-policy.js';
 import type { Store } from '../../src/store/index.js';
-import { executeRun } from '../../src/swarm/execute-run.js';
+import { executeRun } from '../../src/topology/execute-run.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';

@@ -10,21 +10,21 @@ import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { ModelCatalog, type ModelCatalogOptions } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
+import { executeDurably } from '../run/durable.js';
+import { observeLog } from '../run/observed-log.js';
+import { RateGate } from '../run/rate-gate.js';
+import { RunControl } from '../run/run-control.js';
+import type { RunSlot } from '../run/run-slots.js';
+import { type RunSlotSettings, takeRunSlot } from '../run/run-slots-run.js';
+import type { RunSpec } from '../run/run-spec.js';
+import { parseStoredRunSpec } from '../run/run-spec-schema.js';
 import type { Store } from '../store/index.js';
 import type { EventLog } from '../store/types.js';
-import { executeDurably } from './durable.js';
-import { observeLog } from './observed-log.js';
+import { type RunSummary, summarise } from '../view/summary.js';
 import { orchestratedPhases } from './orchestrated.js';
 import { peersPhases } from './peers.js';
-import { RateGate } from './rate-gate.js';
-import { RunControl } from './run-control.js';
-import type { RunSlot } from './run-slots.js';
-import { type RunSlotSettings, takeRunSlot } from './run-slots-run.js';
-import type { RunSpec } from './run-spec.js';
-import { parseStoredRunSpec } from './run-spec-schema.js';
 import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
-import { type RunSummary, summarise } from './summary.js';
-import { workflowPhases } from './workflow-phases.js';
+import { workflowPhases } from './workflow.js';
 
 /** The model catalog of a run from its spec (no scripted scenario: the caller passes its provider). */
 export function catalogFromSpec(

@@ -9,17 +9,18 @@
  *   work     — every peer's agent loop (a finished peer returns at once; others replay their log)
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
+
+import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import type { Tool } from '../tool/types.js';
 import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
 import type { EventInput, StoredEvent } from '../core/events.js';
+import type { RunPhases } from '../run/durable.js';
+import type { Tool } from '../tool/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { createReviewTools } from '../workspace/integration/review-tools.js';
 import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
-import { Budget } from '../agent/budget.js';
-import type { RunPhases } from './durable.js';
 import { coordinationHooks } from './integration-hooks.js';
 import { trackActivity } from './peers/activity.js';
 import { startGoalCheck } from './peers/goal-check.js';

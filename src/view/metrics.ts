@@ -2,7 +2,7 @@
  * Team metrics computed from the event log alone (REFERENCE §1, §4):
  * - criticalSteps: with a lead (orchestrated), Σ over the lead's turns of (1 + the largest step count
  *   among the tasks that turn started); for a workflow program, its stage/DAG critical path
- *   (src/workflow/critical-path.ts); otherwise every agent works in one parallel stage, so it
+ *   (src/view/workflow-critical-path.ts); otherwise every agent works in one parallel stage, so it
  *   is the largest step count of any agent.
  * - totalSteps: every model response of every agent; parallelism = totalSteps / criticalSteps.
  * - finishRate: agents whose last `agent.finished` is `done`, over agents started (spawn explosion).
@@ -13,7 +13,7 @@
  */
 import type { StoredEvent, UsageTotals } from '../core/events.js';
 import type { Usage } from '../model/types.js';
-import { workflowCriticalPath } from '../workflow/critical-path.js';
+import { workflowCriticalPath } from './workflow-critical-path.js';
 
 export const COORDINATION_TOOLS: ReadonlySet<string> = new Set([
   'create_subagent',

@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
@@ -15,15 +16,14 @@ import type { EventInput, EventKind, FinalRunStatus, StoredEvent } from '../core
 import { runDir } from '../core/home.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Provider } from '../model/types.js';
+import type { RunPhases } from '../run/durable.js';
+import type { EndCause } from '../run/run-control.js';
+import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import { createHub } from '../workspace/hub.js';
 import { fetchResult } from '../workspace/result.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { addWorktree, commitAll, removeWorktree } from '../workspace/worktree.js';
-import { Budget } from '../agent/budget.js';
-import type { RunPhases } from './durable.js';
-import type { EndCause } from './run-control.js';
-import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from './run-spec.js';
 
 export interface SoloContext {
   spec: RunSpec;
