@@ -49,7 +49,7 @@ export function replayConversation(task: string, events: readonly StoredEvent[])
 export function applyEvent(state: ConversationState, event: StoredEvent): void {
   switch (event.kind) {
     case 'model.response': {
-      const { turn } = (event as StoredEvent<'model.response'>).data;
+      const { turn } = event.data;
       // Interrupts were in the request that produced this turn, after its tool results. (Their
       // delivery event may commit before the last tool result's, so placement is by turn, not seq.)
       state.messages.push(...state.interrupts);
@@ -62,7 +62,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       return;
     }
     case 'tool.finished': {
-      const data = (event as StoredEvent<'tool.finished'>).data;
+      const data = event.data;
       state.messages.push({
         role: 'tool',
         toolCallId: data.callId,
@@ -74,7 +74,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       return;
     }
     case 'message.delivered': {
-      const data = (event as StoredEvent<'message.delivered'>).data;
+      const data = event.data;
       if (data.via !== 'interrupt') return;
       for (const message of data.messages ?? []) {
         state.interrupts.push({ role: 'user', content: formatDirectMessage(message) });
@@ -82,14 +82,14 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       return;
     }
     case 'compaction': {
-      const data = (event as StoredEvent<'compaction'>).data;
+      const data = event.data;
       state.messages = applyCompaction(state.messages, data.replacedMessages, data.summary);
       return;
     }
     case 'task.started': {
       // A further task for a subagent that keeps its context (orchestrated topology); the first task
       // is the conversation's opening message.
-      const data = (event as StoredEvent<'task.started'>).data;
+      const data = event.data;
       if (data.index === 0) return;
       state.messages.push({ role: 'user', content: data.prompt });
       state.finished = null;
@@ -98,7 +98,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       return;
     }
     case 'agent.finished': {
-      const data = (event as StoredEvent<'agent.finished'>).data;
+      const data = event.data;
       state.finished = { status: data.status, stopReason: data.stopReason, reason: data.reason };
       return;
     }

@@ -3,7 +3,7 @@
  * the event log (see conversation.ts), so running it on a recovered agent resumes where the log
  * ends. Every model response and tool result is durably logged before the loop moves on.
  */
-import type { StoredEvent } from '../core/events.js';
+import { eventOf, type StoredEvent } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
@@ -329,5 +329,5 @@ function appendFor(
   data: unknown,
 ) {
   // The payload types are checked at each call site above; the log stores JSON.
-  return deps.log.append({ runId: spec.runId, agent: spec.name, kind, data: data as never });
+  return deps.log.append(eventOf(spec.runId, spec.name, kind, data as never));
 }

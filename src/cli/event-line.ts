@@ -26,7 +26,7 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
     case 'agent.finished':
       return `agent finished: ${d.status} (${d.reason}) after ${d.steps} steps`;
     case 'model.response': {
-      const turn = (event as StoredEvent<'model.response'>).data.turn;
+      const turn = event.data.turn;
       const calls = turn.toolCalls.map((c) => c.name).join(', ');
       const text = turn.text.trim().split('\n', 1)[0]?.slice(0, 100) ?? '';
       const what = calls ? `→ ${calls}` : `answer: ${text}`;

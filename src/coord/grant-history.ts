@@ -62,7 +62,7 @@ export function checkGrantHistory(events: readonly StoredEvent[]): GrantHistory 
     }
     if (event.kind === 'claim.conflict') out.conflicts++;
     if (event.kind === 'claim.granted') {
-      const data = (event as StoredEvent<'claim.granted'>).data;
+      const data = event.data;
       out.grants++;
       const parsed = parseScope(data.scope);
       if (!parsed.ok) {

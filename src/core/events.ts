@@ -190,7 +190,7 @@ export type ContextKind = 'OBSERVED' | 'FACT' | 'FAIL' | 'CLAIM' | 'PATCH';
 
 export type EventKind = keyof EventPayloads;
 
-export interface EventInput<K extends EventKind = EventKind> {
+interface EventFields<K extends EventKind> {
   runId: string;
   /** Agent name, or null for run-level events. */
   agent: string | null;
@@ -198,12 +198,34 @@ export interface EventInput<K extends EventKind = EventKind> {
   data: EventPayloads[K];
 }
 
-export interface StoredEvent<K extends EventKind = EventKind> extends EventInput<K> {
-  seq: number;
-  /** ISO timestamp assigned by the database. */
-  ts: string;
-  hash: string;
-  prevHash: string;
+/**
+ * An event to append. Without a kind it is the union of every kind's event (a discriminated union
+ * on `kind`), so checking `event.kind` narrows `event.data`.
+ */
+export type EventInput<K extends EventKind = EventKind> = K extends EventKind ? EventFields<K> : never;
+
+/**
+ * The event of one kind, built from its parts. The one place a generic kind meets the union: for a
+ * type parameter K, TypeScript cannot see that `{kind: K, data: EventPayloads[K]}` is EventInput<K>.
+ */
+export function eventOf<K extends EventKind>(
+  runId: string,
+  agent: string | null,
+  kind: K,
+  data: EventPayloads[K],
+): EventInput<K> {
+  return { runId, agent, kind, data } as EventInput<K>;
 }
+
+/** An event as stored: a discriminated union on `kind` like EventInput, plus its place in the chain. */
+export type StoredEvent<K extends EventKind = EventKind> = K extends EventKind
+  ? EventFields<K> & {
+      seq: number;
+      /** ISO timestamp assigned by the database. */
+      ts: string;
+      hash: string;
+      prevHash: string;
+    }
+  : never;
 
 export type UsageTotals = { [K in keyof Usage]: number };

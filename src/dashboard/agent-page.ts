@@ -41,7 +41,7 @@ export function transcriptEntry(e: StoredEvent): HTMLElement | null {
         pre(String(d.task ?? '')),
       );
     case 'model.response': {
-      const turn = (d as StoredEvent<'model.response'>['data']).turn;
+      const turn = e.data.turn;
       return h(
         'div',
         { class: 't t-model', 'data-kind': e.kind },
@@ -70,7 +70,7 @@ export function transcriptEntry(e: StoredEvent): HTMLElement | null {
       );
     }
     case 'tool.finished': {
-      const t = d as StoredEvent<'tool.finished'>['data'];
+      const t = e.data;
       return h(
         'details',
         { class: `t t-tool ${t.isError ? 'err' : ''}`, 'data-kind': e.kind },
@@ -85,7 +85,7 @@ export function transcriptEntry(e: StoredEvent): HTMLElement | null {
       );
     }
     case 'message.delivered': {
-      const m = d as StoredEvent<'message.delivered'>['data'];
+      const m = e.data;
       return h(
         'div',
         { class: 't t-msg', 'data-kind': e.kind },

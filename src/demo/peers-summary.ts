@@ -21,14 +21,13 @@ export function peersDemoStats(events: readonly StoredEvent[]): PeersDemoStats {
   for (const event of events) {
     if (event.kind === 'merge.landed') stats.landed++;
     else if (event.kind === 'merge.rejected') {
-      const { mr, reason } = (event as StoredEvent<'merge.rejected'>).data;
+      const { mr, reason } = event.data;
       stats.rejected.push({ mr, reason });
     } else if (event.kind === 'context.posted') {
-      const { kind } = (event as StoredEvent<'context.posted'>).data;
+      const { kind } = event.data;
       stats.entriesByKind[kind] = (stats.entriesByKind[kind] ?? 0) + 1;
     } else if (event.kind === 'claim.conflict') stats.claimConflicts++;
-    else if (event.kind === 'message.sent' && (event as StoredEvent<'message.sent'>).data.to !== null)
-      stats.directMessages++;
+    else if (event.kind === 'message.sent' && event.data.to !== null) stats.directMessages++;
   }
   return stats;
 }

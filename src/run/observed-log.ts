@@ -1,5 +1,5 @@
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
-import type { EventLog } from '../store/types.js';
+import type { EventLog, ReadOptions } from '../store/types.js';
 
 /** Wraps an event log so every committed event is also handed to `onEvent` (live output of `colony run`). */
 export function observeLog(log: EventLog, onEvent: (event: StoredEvent) => void): EventLog {
@@ -14,7 +14,7 @@ export function observeLog(log: EventLog, onEvent: (event: StoredEvent) => void)
       for (const event of stored) onEvent(event);
       return stored;
     },
-    read: (runId, options) => log.read(runId, options),
+    read: <K extends EventKind>(runId: string, options?: ReadOptions<K>) => log.read<K>(runId, options),
     verify: (runId) => log.verify(runId),
     flush: () => log.flush(),
   };

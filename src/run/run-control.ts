@@ -5,7 +5,7 @@
  * cause wins; every agent sees one abort signal.
  */
 import { setMaxListeners } from 'node:events';
-import type { FinalRunStatus, StoredEvent } from '../core/events.js';
+import type { FinalRunStatus } from '../core/events.js';
 import type { EventLog } from '../store/types.js';
 
 export interface EndCause {
@@ -71,10 +71,10 @@ export class RunControl {
     const poll = async () => {
       if (this.endCause || this.disposed) return;
       try {
-        const [request] = (await log.read(runId, {
+        const [request] = await log.read(runId, {
           kinds: ['run.stop_requested'],
           limit: 1,
-        })) as StoredEvent<'run.stop_requested'>[];
+        });
         if (request) {
           const why = request.data.reason ? `: ${request.data.reason}` : '';
           this.end({ status: 'stopped', reason: `stopped by ${request.data.by}${why}` });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
-import type { ChainBreak, EventLog, VerifyResult } from './types.js';
+import type { ChainBreak, EventLog, ReadOptions, VerifyResult } from './types.js';
 
 /** Most rows in one INSERT statement. */
 const MAX_BATCH = 1000;
@@ -145,10 +145,7 @@ export class PgEventLog implements EventLog {
         continue;
       }
       p.resolve({
-        runId: p.event.runId,
-        agent: p.event.agent,
-        kind: p.event.kind,
-        data: p.event.data,
+        ...p.event,
         seq: Number(row[0]),
         ts: row[1] as string,
         hash: row[2] as string,
@@ -157,10 +154,10 @@ export class PgEventLog implements EventLog {
     }
   }
 
-  async read(
+  async read<K extends EventKind = EventKind>(
     runId: string,
-    options: { afterSeq?: number; agent?: string; kinds?: EventKind[]; limit?: number } = {},
-  ): Promise<StoredEvent[]> {
+    options: ReadOptions<K> = {},
+  ): Promise<StoredEvent<K>[]> {
     const where = ['run_id = $1', 'seq > $2'];
     const values: unknown[] = [runId, options.afterSeq ?? 0];
     if (options.agent !== undefined) {
@@ -193,7 +190,7 @@ export class PgEventLog implements EventLog {
           data: r[4],
           hash: r[5] as string,
           prevHash: r[6] as string,
-        }) as StoredEvent,
+        }) as StoredEvent<K>,
     );
   }
 

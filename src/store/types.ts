@@ -22,6 +22,13 @@ export interface RunRow {
   finishedAt: string | null;
 }
 
+export interface ReadOptions<K extends EventKind = EventKind> {
+  afterSeq?: number;
+  agent?: string;
+  kinds?: K[];
+  limit?: number;
+}
+
 /**
  * The durable, append-only event log. `append` resolves once the event is committed; appends from
  * many agents are grouped into one multi-row insert (group commit).
@@ -29,10 +36,8 @@ export interface RunRow {
 export interface EventLog {
   append<K extends EventKind>(event: EventInput<K>): Promise<StoredEvent<K>>;
   appendMany(events: EventInput[]): Promise<StoredEvent[]>;
-  read(
-    runId: string,
-    options?: { afterSeq?: number; agent?: string; kinds?: EventKind[]; limit?: number },
-  ): Promise<StoredEvent[]>;
+  /** Events in log order; naming `kinds` narrows the result to those kinds. */
+  read<K extends EventKind = EventKind>(runId: string, options?: ReadOptions<K>): Promise<StoredEvent<K>[]>;
   verify(runId: string): Promise<VerifyResult>;
   flush(): Promise<void>;
 }

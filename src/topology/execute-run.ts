@@ -182,5 +182,5 @@ export async function loadRunSpec(
 ): Promise<{ ok: true; spec: RunSpec } | { ok: false; error: string } | null> {
   const [started] = await log.read(runId, { kinds: ['run.started'], limit: 1 });
   if (!started) return null;
-  return parseStoredRunSpec((started as StoredEvent<'run.started'>).data.config);
+  return parseStoredRunSpec(started.data.config);
 }

@@ -71,7 +71,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = (event as StoredEvent<'model.response'>).data;
+        const { turn } = event.data;
         budget.record(turn.usage, turn.costUsd);
       }
       const queue = new IntegrationQueue({
@@ -217,9 +217,9 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
   }
 
   async function loggedAcceptance(): Promise<{ round: number; passed: boolean } | null> {
-    const rounds = (await log.read(spec.runId, {
+    const rounds = await log.read(spec.runId, {
       kinds: ['acceptance.finished'],
-    })) as StoredEvent<'acceptance.finished'>[];
+    });
     return rounds.at(-1)?.data ?? null;
   }
 

@@ -15,7 +15,7 @@ import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
-import type { EventInput, StoredEvent } from '../core/events.js';
+import type { StoredEvent } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
 import type { Tool } from '../tool/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
@@ -52,7 +52,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
   let pokeGoal = () => {};
   const activity = trackActivity(ctx.log, (event) => {
     if (event.kind !== 'tool.finished') return;
-    const name = (event as EventInput<'tool.finished'>).data.name;
+    const name = event.data.name;
     if (name === 'release' || name === 'merge_request') pokeGoal();
   });
   const log = activity.log;
@@ -105,7 +105,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = (event as StoredEvent<'model.response'>).data;
+        const { turn } = event.data;
         budget.record(turn.usage, turn.costUsd);
       }
       const live = new Set<string>();
@@ -154,7 +154,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         prefix ??= (async () => {
           for (const event of await log.read(spec.runId, { kinds: ['agent.started'] })) {
             if (!event.agent) continue;
-            const system = (event as StoredEvent<'agent.started'>).data.system;
+            const system = event.data.system;
             const found = prefixFromSystem(template.text, system, event.agent);
             if (found !== null) return found;
           }
@@ -285,9 +285,9 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
 
   /** After a crash inside finalize, the peers' ends come from the log. */
   async function loggedEnds(): Promise<PeerEnd[]> {
-    const finished = (await log.read(spec.runId, {
+    const finished = await log.read(spec.runId, {
       kinds: ['agent.finished'],
-    })) as StoredEvent<'agent.finished'>[];
+    });
     return names.map((agent): PeerEnd => {
       const end = finished.find((e) => e.agent === agent);
       return end

@@ -12,7 +12,13 @@ import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
-import type { EventInput, EventKind, FinalRunStatus, StoredEvent } from '../core/events.js';
+import {
+  type EventKind,
+  type EventPayloads,
+  eventOf,
+  type FinalRunStatus,
+  type StoredEvent,
+} from '../core/events.js';
 import { runDir } from '../core/home.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Provider } from '../model/types.js';
@@ -55,8 +61,8 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
   const { spec, log } = ctx;
   const paths = workspacePaths(ctx.home, spec.runId);
   const branch = agentBranchName(SOLO_AGENT);
-  const emit = <K extends EventKind>(kind: K, data: EventInput<K>['data'], agent: string | null = null) =>
-    log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+  const emit = <K extends EventKind>(kind: K, data: EventPayloads[K], agent: string | null = null) =>
+    log.append(eventOf(spec.runId, agent, kind, ctx.scrubber.scrubValue(data)));
   const logged = async (kind: EventKind) => (await log.read(spec.runId, { kinds: [kind] })).length > 0;
   let agentOutcome: AgentOutcome | null = null;
 
@@ -123,7 +129,7 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
       }
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = (event as StoredEvent<'model.response'>).data;
+        const { turn } = event.data;
         budget.record(turn.usage, turn.costUsd);
       }
       agentOutcome = await runAgent(

@@ -4,7 +4,7 @@
  * `finalize` — a run that already finished keeps its logged end; otherwise the topology decides
  * (verifying hub main first if it wants), the result branch is fetched and the end is logged.
  */
-import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../core/events.js';
 import { runDir } from '../core/home.js';
 import { resultBranchName } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
@@ -14,7 +14,7 @@ import type { SoloContext, SoloResult } from './solo.js';
 
 export type Emit = <K extends EventKind>(
   kind: K,
-  data: EventInput<K>['data'],
+  data: EventPayloads[K],
   agent?: string | null,
 ) => Promise<StoredEvent<K>>;
 
@@ -29,7 +29,7 @@ export function openTeamRun(ctx: SoloContext, workspaceLog: EventLog = ctx.log):
   const { spec } = ctx;
   const dir = runDir(ctx.home, spec.runId);
   const emit: Emit = (kind, data, agent = null) =>
-    ctx.log.append({ runId: spec.runId, agent, kind, data: ctx.scrubber.scrubValue(data) });
+    ctx.log.append(eventOf(spec.runId, agent, kind, ctx.scrubber.scrubValue(data)));
   const workspace = new RunWorkspace({
     runId: spec.runId,
     runDir: dir,

@@ -92,7 +92,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = (event as StoredEvent<'model.response'>).data;
+        const { turn } = event.data;
         budget.record(turn.usage, turn.costUsd);
       }
       const readonlyRoot = lazy(async () => {
@@ -243,9 +243,9 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
     end: WorkflowOutcome | null,
     verifyPassed: boolean | null,
   ): Promise<SoloResult> {
-    const finished = (await log.read(spec.runId, {
+    const finished = await log.read(spec.runId, {
       kinds: ['agent.finished'],
-    })) as StoredEvent<'agent.finished'>[];
+    });
     const budgetHit = finished.find(
       (e) => e.data.stopReason === 'budget_usd' || e.data.stopReason === 'budget_tokens',
     );
@@ -266,9 +266,9 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
   }
 
   async function loggedOutcome(): Promise<WorkflowOutcome | null> {
-    const [event] = (await log.read(spec.runId, {
+    const [event] = await log.read(spec.runId, {
       kinds: ['workflow.finished'],
-    })) as StoredEvent<'workflow.finished'>[];
+    });
     if (!event) return null;
     return event.data.ok
       ? { ok: true, value: event.data.value, replayed: true }
@@ -311,7 +311,7 @@ async function stepBudgetFor(
 ): Promise<Budget> {
   const budget = new StepBudget(limits, run);
   for (const event of await log.read(runId, { agent, kinds: ['model.response'] })) {
-    const { turn } = (event as StoredEvent<'model.response'>).data;
+    const { turn } = event.data;
     budget.seed(turn.usage, turn.costUsd);
   }
   return budget;
@@ -333,9 +333,9 @@ async function loggedMerge(log: EventLog, runId: string, agent: string) {
   if (last.kind === 'merge.landed')
     return {
       status: 'landed' as const,
-      detail: `landed as ${(last as StoredEvent<'merge.landed'>).data.commit}`,
+      detail: `landed as ${last.data.commit}`,
     };
-  const data = (last as StoredEvent<'merge.rejected'>).data;
+  const data = last.data;
   return {
     status: data.reason === 'nothing_to_merge' ? ('nothing_to_merge' as const) : ('rejected' as const),
     detail: `merge request ${data.mr} rejected (${data.reason}): ${data.output.slice(-500)}`,

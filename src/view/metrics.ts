@@ -76,26 +76,26 @@ export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
     const agent = event.agent;
     switch (event.kind) {
       case 'agent.started':
-        if (agent) roles.set(agent, (event as StoredEvent<'agent.started'>).data.profile);
+        if (agent) roles.set(agent, event.data.profile);
         break;
       case 'agent.finished':
-        if (agent) lastFinish.set(agent, (event as StoredEvent<'agent.finished'>).data.status);
+        if (agent) lastFinish.set(agent, event.data.status);
         break;
       case 'task.assigned': {
-        const data = (event as StoredEvent<'task.assigned'>).data;
+        const data = event.data;
         assigned.push(data);
         leadName ??= agent;
         break;
       }
       case 'task.finished': {
-        const data = (event as StoredEvent<'task.finished'>).data;
+        const data = event.data;
         taskSteps.set(data.task, data.steps);
         if (data.status === 'done') tasksDone++;
         break;
       }
       case 'model.response': {
         if (!agent) break;
-        const { turn, step } = (event as StoredEvent<'model.response'>).data;
+        const { turn, step } = event.data;
         const account = perAgent[agent] ?? { ...emptyAccount(), role: '' };
         perAgent[agent] = account;
         addUsage(account, turn.usage, turn.costUsd);

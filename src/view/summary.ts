@@ -82,7 +82,7 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
     endMs = at;
     switch (event.kind) {
       case 'run.started': {
-        const data = (event as StoredEvent<'run.started'>).data;
+        const data = event.data;
         summary.topology = data.topology;
         summary.goal = data.goal;
         summary.model = data.model;
@@ -92,7 +92,7 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
         summary.agents += 1;
         break;
       case 'model.response': {
-        const { turn } = (event as StoredEvent<'model.response'>).data;
+        const { turn } = event.data;
         summary.modelCalls += 1;
         summary.steps += 1;
         summary.tokens.input += turn.usage.input;
@@ -108,25 +108,25 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
         summary.toolCalls += 1;
         break;
       case 'verify.finished': {
-        const data = (event as StoredEvent<'verify.finished'>).data;
+        const data = event.data;
         // The run's own verify is run-level; agent-level ones (e.g. the acceptance check) are not it.
         if (event.agent !== null && summary.verify !== null) break;
         summary.verify = { command: data.command, passed: data.passed, exitCode: data.exitCode };
         break;
       }
       case 'acceptance.finished': {
-        const { round, passed } = (event as StoredEvent<'acceptance.finished'>).data;
+        const { round, passed } = event.data;
         summary.acceptance = { round, passed };
         break;
       }
       case 'limit.hit':
-        summary.limitsHit.push((event as StoredEvent<'limit.hit'>).data);
+        summary.limitsHit.push(event.data);
         break;
       case 'result.fetched':
-        summary.resultBranch = (event as StoredEvent<'result.fetched'>).data.branch;
+        summary.resultBranch = event.data.branch;
         break;
       case 'run.finished': {
-        const data = (event as StoredEvent<'run.finished'>).data;
+        const data = event.data;
         summary.status = data.status;
         summary.reason = data.reason;
         summary.resultBranch = data.resultBranch;

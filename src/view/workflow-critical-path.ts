@@ -43,7 +43,7 @@ export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCr
   for (const event of events) {
     switch (event.kind) {
       case 'stage.started': {
-        const data = (event as StoredEvent<'stage.started'>).data;
+        const data = event.data;
         stages.set(data.stage, {
           id: data.stage,
           start: event.seq,
@@ -56,12 +56,12 @@ export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCr
         break;
       }
       case 'stage.finished': {
-        const node = stages.get((event as StoredEvent<'stage.finished'>).data.stage);
+        const node = stages.get(event.data.stage);
         if (node) node.end = event.seq;
         break;
       }
       case 'step.started': {
-        const data = (event as StoredEvent<'step.started'>).data;
+        const data = event.data;
         if (steps.has(data.step)) break;
         steps.set(data.step, {
           id: data.step,
@@ -75,13 +75,13 @@ export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCr
         break;
       }
       case 'step.attempt': {
-        const data = (event as StoredEvent<'step.attempt'>).data;
+        const data = event.data;
         const node = steps.get(data.step);
         if (node) for (const agent of data.agents) node.steps += agentSteps.get(agent) ?? 0;
         break;
       }
       case 'step.finished': {
-        const node = steps.get((event as StoredEvent<'step.finished'>).data.step);
+        const node = steps.get(event.data.step);
         if (node) node.end = event.seq;
         break;
       }

@@ -5,7 +5,7 @@
  * logged results back instead of running them again (the determinism rule: docs/workflows.md).
  */
 import { z } from 'zod';
-import type { EventInput, EventKind } from '../core/events.js';
+import { type EventKind, type EventPayloads, eventOf } from '../core/events.js';
 import { currentScope, inScope, Scope, segment } from './call-path.js';
 import { dedupeBy } from './dedupe.js';
 import type { Emit, WorkflowHost } from './host.js';
@@ -45,11 +45,8 @@ export async function runWorkflow(
       ? { ok: true, value: f.value, replayed: true }
       : { ok: false, error: f.error ?? 'failed', aborted: false, replayed: true };
   }
-  const emit: Emit = <K extends EventKind>(
-    kind: K,
-    data: EventInput<K>['data'],
-    agent: string | null = null,
-  ) => host.log.append({ runId: host.runId, agent, kind, data: host.scrub(data) });
+  const emit: Emit = <K extends EventKind>(kind: K, data: EventPayloads[K], agent: string | null = null) =>
+    host.log.append(eventOf(host.runId, agent, kind, host.scrub(data)));
   const w = createWorkflow(host, replay, emit, options);
   let outcome: WorkflowOutcome;
   try {

@@ -3,7 +3,7 @@
  * slots, a way to run one agent (its tools, worktree and landing are the host's business) and a way to
  * run a command on hub main. src/topology/workflow.ts provides the real one.
  */
-import type { EventInput, EventKind } from '../core/events.js';
+import type { EventKind, EventPayloads } from '../core/events.js';
 import type { EventLog } from '../store/types.js';
 import type { AgentSlots } from './limiter.js';
 
@@ -53,6 +53,6 @@ export interface WorkflowHost {
 
 export type Emit = <K extends EventKind>(
   kind: K,
-  data: EventInput<K>['data'],
+  data: EventPayloads[K],
   agent?: string | null,
 ) => Promise<unknown>;

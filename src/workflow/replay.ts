@@ -40,33 +40,33 @@ export async function readReplayIndex(log: EventLog, runId: string): Promise<Rep
   for (const event of events) {
     switch (event.kind) {
       case 'stage.started':
-        index.stagesStarted.add((event as StoredEvent<'stage.started'>).data.stage);
+        index.stagesStarted.add(event.data.stage);
         break;
       case 'stage.finished':
-        index.stagesFinished.add((event as StoredEvent<'stage.finished'>).data.stage);
+        index.stagesFinished.add(event.data.stage);
         break;
       case 'step.started': {
-        const data = (event as StoredEvent<'step.started'>).data;
+        const data = event.data;
         index.stepsStarted.set(data.step, data);
         break;
       }
       case 'step.attempt': {
-        const data = (event as StoredEvent<'step.attempt'>).data;
+        const data = event.data;
         index.attempts.set(attemptKey(data.step, data.attempt), data);
         break;
       }
       case 'step.finished': {
-        const data = (event as StoredEvent<'step.finished'>).data;
+        const data = event.data;
         index.stepsFinished.set(data.step, data);
         break;
       }
       case 'sync.finished': {
-        const data = (event as StoredEvent<'sync.finished'>).data;
+        const data = event.data;
         index.syncs.set(data.step, data);
         break;
       }
       case 'workflow.finished':
-        index.finished = (event as StoredEvent<'workflow.finished'>).data;
+        index.finished = event.data;
         break;
       default:
         break;

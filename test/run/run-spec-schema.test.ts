@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordNewRun } from '../../src/cli/new-run.js';
-import type { EventPayloads } from '../../src/core/events.js';
 import { RUN_SPEC_VERSION, storedRunSpec } from '../../src/run/run-spec-schema.js';
 import type { Store } from '../../src/store/index.js';
 import { loadRunSpec } from '../../src/topology/execute-run.js';
@@ -53,8 +52,7 @@ describe('stored run spec', () => {
     });
     await recordNewRun(store, spec);
     const [started] = await store.log.read(spec.runId, { kinds: ['run.started'] });
-    const data = started?.data as EventPayloads['run.started'] | undefined;
-    expect(data?.config.specVersion).toBe(RUN_SPEC_VERSION);
+    expect(started?.kind === 'run.started' && started.data.config.specVersion).toBe(RUN_SPEC_VERSION);
     expect(await loadRunSpec(store.log, spec.runId)).toEqual({ ok: true, spec });
   });
 

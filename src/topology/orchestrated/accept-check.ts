@@ -5,7 +5,7 @@
  * stands in for the run's own final verify).
  */
 import { join } from 'node:path';
-import type { EventInput, EventKind } from '../../core/events.js';
+import type { EventKind, EventPayloads } from '../../core/events.js';
 import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 
@@ -27,7 +27,7 @@ export interface AcceptCheckOptions {
   commands: string[];
   setup?: string;
   env: NodeJS.ProcessEnv;
-  emit: <K extends EventKind>(kind: K, data: EventInput<K>['data']) => Promise<unknown>;
+  emit: <K extends EventKind>(kind: K, data: EventPayloads[K]) => Promise<unknown>;
 }
 
 /** Checks hub main as it is now; `checks` are the failing and passing commands in order. */

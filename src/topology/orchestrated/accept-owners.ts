@@ -1,10 +1,3 @@
-/**
- * Who owns which files: the subagents whose merges landed on hub main, with the files each landed
- * commit changed (a later landing of a file takes it over). A failing check goes to the owners of the
- * files its output names; when it names none, to the owner of the last landing (the latest change is
- * the likeliest cause).
- */
-import type { StoredEvent } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
 import { git } from '../../workspace/git.js';
 
@@ -16,7 +9,7 @@ export interface Ownership {
 }
 
 export async function landedOwnership(log: EventLog, runId: string, hubPath: string): Promise<Ownership> {
-  const landed = (await log.read(runId, { kinds: ['merge.landed'] })) as StoredEvent<'merge.landed'>[];
+  const landed = await log.read(runId, { kinds: ['merge.landed'] });
   const owners = new Map<string, string>();
   let lastLander: string | null = null;
   for (const event of landed) {

@@ -1,12 +1,3 @@
-/**
- * The acceptance step of the orchestrated topology (issue 5): after the lead finishes, check hub main
- * (verify + accept command); route each failure, as a new task with the failing output, to the
- * subagent owning the files it names; check again; at most `rounds` fix rounds. Round 0 is the first
- * check, round r the check after the r-th fixes; each check ends in `acceptance.finished`.
- * Resume: logged rounds are not checked again; a fix task is keyed by (round, owner), so a re-run
- * finds its logged result (or lets the subagent replay) instead of assigning it twice.
- */
-import type { StoredEvent } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
 import type { AcceptCheckOptions, CheckResult } from './accept-check.js';
 import { checkMain } from './accept-check.js';
@@ -37,9 +28,9 @@ export interface AcceptanceResult {
 }
 
 export async function runAcceptance(o: AcceptanceOptions): Promise<AcceptanceResult> {
-  const logged = (await o.log.read(o.runId, {
+  const logged = await o.log.read(o.runId, {
     kinds: ['acceptance.finished'],
-  })) as StoredEvent<'acceptance.finished'>[];
+  });
   for (let round = 0; ; round++) {
     const known = logged.find((e) => e.data.round === round)?.data;
     let checks: CheckResult[] | null = null;

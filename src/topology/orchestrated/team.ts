@@ -16,7 +16,7 @@ import {
   toolsForProfile,
 } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
-import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
+import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Provider } from '../../model/types.js';
 import type { Scheduler } from '../../run/scheduler.js';
@@ -86,7 +86,7 @@ export class Team {
     });
     for (const event of events) {
       if (event.kind === 'subagent.created') {
-        const d = (event as StoredEvent<'subagent.created'>).data;
+        const d = event.data;
         const profile = resolveProfile(d.profile, this.options.profiles);
         if (!profile.ok) continue;
         this.subagents.set(d.name, {
@@ -97,13 +97,13 @@ export class Team {
           systemPrompt: d.systemPrompt,
         });
       } else if (event.kind === 'task.assigned') {
-        const d = (event as StoredEvent<'task.assigned'>).data;
+        const d = event.data;
         this.tasks.set(d.task, { ...d });
         this.mayHaveHistory.add(d.agent);
         this.byCall.set(callKey(d.leadStep, d.callId), d.task);
         this.taskCount++;
       } else {
-        const d = (event as StoredEvent<'task.finished'>).data;
+        const d = event.data;
         const record = this.tasks.get(d.task);
         if (record) record.finished = d;
       }
@@ -281,7 +281,7 @@ export class Team {
     const fresh = !this.mayHaveHistory.has(task.agent);
     const history = fresh ? [] : [...(await log.read(runId, { agent: task.agent }))];
     this.mayHaveHistory.add(task.agent);
-    const opened = history.filter((e) => e.kind === 'task.started') as StoredEvent<'task.started'>[];
+    const opened = history.filter((e) => e.kind === 'task.started');
     let mine = opened.find((e) => e.data.task === task.task);
     const tools = await this.toolsFor(subagent);
     if (!tools.ok) {
@@ -417,13 +417,10 @@ export class Team {
     return { ok: true, tools: [...base.tools, createMergeRequestTool(ctx), createSyncTool(ctx)] };
   }
 
-  private emit<K extends EventKind>(agent: string | null, kind: K, data: EventInput<K>['data']) {
-    return this.options.log.append({
-      runId: this.options.runId,
-      agent,
-      kind,
-      data: this.options.scrubber.scrubValue(data),
-    });
+  private emit<K extends EventKind>(agent: string | null, kind: K, data: EventPayloads[K]) {
+    return this.options.log.append(
+      eventOf(this.options.runId, agent, kind, this.options.scrubber.scrubValue(data)),
+    );
   }
 }
 

@@ -25,7 +25,7 @@ export function trackActivity(log: EventLog, onAppend?: (event: EventInput) => v
     if (!event.agent) return;
     last.set(event.agent, Date.now());
     if (event.kind === 'tool.started') {
-      const name = (event as EventInput<'tool.started'>).data.name;
+      const name = event.data.name;
       if (WAITING_TOOLS.has(name)) waitingIn.set(event.agent, name);
     } else if (event.kind === 'tool.finished') waitingIn.delete(event.agent);
   };

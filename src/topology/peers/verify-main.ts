@@ -4,7 +4,7 @@
  * run (also across a resume); calls are serialised (one checkout).
  */
 import { join } from 'node:path';
-import type { EventInput, EventKind, StoredEvent } from '../../core/events.js';
+import type { EventKind, EventPayloads } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
 import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
@@ -25,7 +25,7 @@ export function mainVerifier(options: {
   verify: string;
   setup?: string;
   env: NodeJS.ProcessEnv;
-  emit: <K extends EventKind>(kind: K, data: EventInput<K>['data']) => Promise<unknown>;
+  emit: <K extends EventKind>(kind: K, data: EventPayloads[K]) => Promise<unknown>;
 }): MainVerifier {
   let chain: Promise<unknown> = Promise.resolve();
   const checkout = join(options.runDir, 'worktrees', VERIFY_CHECKOUT);
@@ -35,8 +35,8 @@ export function mainVerifier(options: {
     if (!head.ok) throw new Error(head.error);
     const { commit } = head;
     const logged = (await options.log.read(options.runId, { kinds: ['verify.finished'] })).find(
-      (e) => e.agent === null && (e as StoredEvent<'verify.finished'>).data.commit === commit,
-    ) as StoredEvent<'verify.finished'> | undefined;
+      (e) => e.agent === null && e.data.commit === commit,
+    );
     if (logged) return { commit, passed: logged.data.passed };
 
     const prepared = await checkoutForCheck({

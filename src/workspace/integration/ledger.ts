@@ -61,14 +61,14 @@ export class MrLedger {
   private apply(event: StoredEvent): void {
     this.cursor = Math.max(this.cursor, event.seq);
     if (event.kind === 'merge.requested') {
-      const data = event.data as EventPayloads['merge.requested'];
+      const data = event.data;
       this.requests.set(data.mr, { ...data, agent: event.agent ?? '', seq: event.seq });
     } else if (event.kind === 'merge.landed') {
-      const data = event.data as EventPayloads['merge.landed'];
+      const data = event.data;
       this.outcomes.set(data.mr, { kind: 'merge.landed', agent: event.agent, data });
       this.landed.push({ seq: event.seq, mr: data.mr, commit: data.commit });
     } else if (event.kind === 'merge.rejected') {
-      const data = event.data as EventPayloads['merge.rejected'];
+      const data = event.data;
       this.outcomes.set(data.mr, { kind: 'merge.rejected', agent: event.agent, data });
     } else if (event.kind === MERGE_APPROVED) {
       const mr = Number((event.data as { mr?: unknown }).mr);

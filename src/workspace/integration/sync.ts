@@ -9,7 +9,6 @@
  * Before a rebase rewrites commits, the old tip is pinned as refs/colony/presync/<agent>/<sha>.
  */
 import path from 'node:path';
-import type { EventPayloads } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
 import { AGENT_COMMIT_CONFIG, git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
@@ -128,10 +127,10 @@ export async function landedSinceLastSync(
   const landed: LandedItem[] = [];
   for (const event of events) {
     if (event.kind === 'merge.requested') {
-      const data = event.data as EventPayloads['merge.requested'];
+      const data = event.data;
       requests.set(data.mr, { agent: event.agent ?? '', note: data.note });
     } else if (event.seq > after) {
-      const data = event.data as EventPayloads['merge.landed'];
+      const data = event.data;
       const request = requests.get(data.mr);
       landed.push({
         mr: data.mr,
