@@ -6,6 +6,7 @@
  */
 import type { EventInput, EventKind, EventPayloads, StoredEvent } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
+import type { MergeRequestResult } from './types.js';
 
 /** Appended by `approveFromOutside`; a queue waiting for approval reads it from the log. */
 export const MERGE_APPROVED = 'merge.approved' satisfies EventKind;
@@ -80,4 +81,23 @@ export class MrLedger {
 /** The approval event for another process's queue (see MERGE_APPROVED). */
 export function approvalEvent(runId: string, mr: number, by: string): EventInput {
   return { runId, agent: null, kind: MERGE_APPROVED, data: { mr, by } };
+}
+
+/** A logged outcome as the answer to whoever waits for the request. */
+export function resultFromLog(outcome: OutcomeRecord, agentCommit: string): MergeRequestResult {
+  if (outcome.kind === 'merge.landed') {
+    const { mr, commit, mainBefore, batch } = outcome.data;
+    return {
+      status: 'landed',
+      mr,
+      commit,
+      agentCommit,
+      mainBefore,
+      batch,
+      files: [],
+      verify: '(landed elsewhere)',
+    };
+  }
+  const { mr, reason, files, output } = outcome.data;
+  return { status: 'rejected', mr, agentCommit, reason, files, output };
 }

@@ -7,68 +7,35 @@
  *
  * Nothing is deleted: an agent's submitted commit is pinned as refs/colony/mr/<id>, each landed
  * commit as refs/colony/landed/<id>, and agent branches are never moved.
+ *
+ * This class keeps the requests' state (queued, parked, waited for) and composes the jobs:
+ * intake.ts (ids, batches), candidate.ts (build and verify, with the verdict cache), landing.ts
+ * (land, reject) and approval.ts (parking and approvals from other processes).
  */
 import path from 'node:path';
-import type { EventInput, EventKind } from '../../core/events.js';
-import { git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
-import { runShellCommand } from '../shell-command.js';
-import { addWorktree } from '../worktree.js';
-import {
-  changedFiles,
-  changeSince,
-  commitTree,
-  mergeTrees,
-  revParse,
-  treeOf,
-  updateRefs,
-} from './hub-git.js';
-import { MrLedger, type OutcomeRecord } from './ledger.js';
+import { ApprovalGate } from './approval.js';
+import { buildCandidate, CandidateVerifier } from './candidate.js';
+import { changedFiles, changeSince, revParse } from './hub-git.js';
+import { admit, takeBatch } from './intake.js';
+import { Landing, MAIN_REF } from './landing.js';
+import { MrLedger, resultFromLog } from './ledger.js';
 import { type IntegrationLock, localIntegrationLock } from './lock.js';
-import {
-  clip,
-  failSummary,
-  landedMessage,
-  lastLines,
-  OUTPUT_TAIL,
-  rejectionDirectMessage,
-  SUMMARY_MAX,
-  tail,
-} from './texts.js';
 import type {
+  Applied,
   AwaitingRequest,
+  EnqueueResult,
   IntegrationQueueOptions,
   IntegrationStats,
   MergeRequestInput,
   MergeRequestResult,
+  Pending,
   RejectReason,
 } from './types.js';
 
-const MAIN_REF = `refs/heads/${HUB_MAIN}`;
-const VERIFY_CACHE = 256;
+export type { EnqueueResult } from './types.js';
+
 const MAX_LAND_RETRIES = 3;
-
-interface Pending {
-  mr: number;
-  agent: string;
-  branch: string;
-  commit: string;
-  note: string;
-  approved: boolean;
-  landRetries: number;
-}
-
-interface Applied {
-  request: Pending;
-  parent: string;
-  commit: string;
-}
-
-type Verdict =
-  | { passed: true; summary: string }
-  | { passed: false; setupFailed: boolean; summary: string; output: string };
-
-export type EnqueueResult = { ok: true; mr: number; commit: string } | { ok: false; error: string };
 
 export class IntegrationQueue {
   readonly stats: IntegrationStats = { candidates: 0, verifyRuns: 0, verifyMs: 0, landed: 0, rejected: 0 };
@@ -83,13 +50,11 @@ export class IntegrationQueue {
   private readonly waiters = new Map<number, ((result: MergeRequestResult) => void)[]>();
   /** MRs queued, in flight or parked in this instance and not yet resolved. */
   private readonly local = new Set<number>();
-  /** Verify results by tree: a tree verified once is not verified again (bisection re-builds trees). */
-  private readonly verdicts = new Map<string, Verdict>();
+  private readonly verifier: CandidateVerifier;
+  private readonly landing: Landing;
+  private readonly gate: ApprovalGate;
   private pumping: Promise<void> | null = null;
   private idleWaiters: (() => void)[] = [];
-  private worktree: string | null = null;
-  private setupDone = false;
-  private approvalTimer: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(options: IntegrationQueueOptions) {
@@ -99,6 +64,9 @@ export class IntegrationQueue {
     this.lock = options.lock ?? localIntegrationLock();
     this.ledger = new MrLedger(options.log, options.runId);
     this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
+    this.verifier = new CandidateVerifier(this.hub, options, this.stats);
+    this.landing = new Landing(this.hub, options, this.stats, (mr, result) => this.resolve(mr, result));
+    this.gate = new ApprovalGate(options, this.ledger, this.awaiting, (mr) => this.approve(mr));
   }
 
   /** Queues the branch's current tip; resolves with the outcome (landed or rejected). */
@@ -111,35 +79,23 @@ export class IntegrationQueue {
   /** Queues the branch's current tip and returns its MR id without waiting for the outcome. */
   async enqueue(input: MergeRequestInput): Promise<EnqueueResult> {
     if (this.closed) return { ok: false, error: 'the integration queue is closed' };
-    const commit = await revParse(this.hub, `refs/heads/${input.branch}^{commit}`);
-    if (commit === null) return { ok: false, error: `branch ${input.branch} does not exist in the hub` };
-    try {
-      return await this.lock.withLock(this.options.runId, 'ids', async () => {
-        await this.ledger.refresh();
-        const known = this.findLocal(input.branch, commit);
-        if (known) return { ok: true as const, mr: known.mr, commit };
-        const previous = this.ledger.pendingFor(input.branch, commit);
-        const mr = previous?.mr ?? this.ledger.maxId() + 1;
-        if (!previous) {
-          const pinned = await updateRefs(this.hub, [{ ref: `refs/colony/mr/${mr}`, to: commit }]);
-          if (!pinned.ok) return { ok: false as const, error: `could not pin ${commit}: ${pinned.error}` };
-          await this.options.log.append({
-            runId: this.options.runId,
-            agent: input.agent,
-            kind: 'merge.requested',
-            data: { mr, branch: input.branch, commit, note: input.note },
-          });
-          await this.ledger.refresh();
-        }
-        this.local.add(mr);
-        const { preApproved, ...request } = input;
-        this.queue.push({ mr, ...request, commit, approved: preApproved === true, landRetries: 0 });
+    const intake = {
+      runId: this.options.runId,
+      hub: this.hub,
+      log: this.options.log,
+      lock: this.lock,
+      ledger: this.ledger,
+    };
+    return admit(
+      intake,
+      input,
+      (branch, commit) => this.findLocal(branch, commit),
+      (request) => {
+        this.local.add(request.mr);
+        this.queue.push(request);
         this.kick();
-        return { ok: true as const, mr, commit };
-      });
-    } catch (error) {
-      return { ok: false, error: `could not queue the merge request: ${(error as Error).message}` };
-    }
+      },
+    );
   }
 
   /** Resolves when the request is landed or rejected (by this or another queue of the run). */
@@ -148,7 +104,7 @@ export class IntegrationQueue {
       const list = this.waiters.get(mr) ?? [];
       list.push(resolve);
       this.waiters.set(mr, list);
-      if (!this.isLocal(mr)) void this.resolveFromLog(mr);
+      if (!this.local.has(mr)) void this.resolveFromLog(mr);
     });
   }
 
@@ -169,10 +125,10 @@ export class IntegrationQueue {
     const request = this.awaiting.get(mr);
     if (!request) return false;
     this.awaiting.delete(mr);
-    this.updateApprovalPolling();
+    this.gate.update();
     const main = await revParse(this.hub, MAIN_REF);
     const files = main ? (await changeSince(this.hub, main, request.commit, 0)).files : [];
-    await this.reject(request, 'review_rejected', files, reason);
+    await this.landing.reject(request, 'review_rejected', files, reason);
     return true;
   }
 
@@ -183,7 +139,7 @@ export class IntegrationQueue {
     this.awaiting.delete(mr);
     request.approved = true;
     this.queue.push(request);
-    this.updateApprovalPolling();
+    this.gate.update();
     this.kick();
     return true;
   }
@@ -197,8 +153,7 @@ export class IntegrationQueue {
   async close(): Promise<void> {
     this.closed = true;
     await this.idle();
-    if (this.approvalTimer) clearInterval(this.approvalTimer);
-    this.approvalTimer = null;
+    this.gate.close();
     if (this.ownsLock) await this.lock.close();
   }
 
@@ -218,7 +173,9 @@ export class IntegrationQueue {
       await this.lock
         .withLock(this.options.runId, 'integrate', async () => {
           await this.ledger.refresh();
-          const batch = this.takeBatch();
+          const batch = takeBatch(this.queue, this.batchSize, this.ledger, (mr, result) =>
+            this.resolve(mr, result),
+          );
           if (batch.length === 0) return;
           try {
             await this.integrate(batch);
@@ -227,80 +184,34 @@ export class IntegrationQueue {
             const message = `integration error: ${(error as Error).message}`;
             for (const request of batch) {
               const requeued = this.queue.includes(request) || this.awaiting.has(request.mr);
-              if (this.local.has(request.mr) && !requeued) await this.reject(request, 'error', [], message);
+              if (this.local.has(request.mr) && !requeued)
+                await this.landing.reject(request, 'error', [], message);
             }
           }
         })
         .catch(async (error: unknown) => {
           // The lock itself failed (database down): retry after a pause rather than spin.
-          await this.warn(`integration lock failed: ${(error as Error).message}`);
+          await this.landing.warn(`integration lock failed: ${(error as Error).message}`);
           await new Promise((resolve) => setTimeout(resolve, 1000));
         });
     }
   }
 
-  /** Up to batchSize queued requests, skipping those already resolved elsewhere. */
-  private takeBatch(): Pending[] {
-    const batch: Pending[] = [];
-    while (this.queue.length > 0 && batch.length < this.batchSize) {
-      const next = this.queue[0] as Pending;
-      const outcome = this.ledger.outcomes.get(next.mr);
-      if (outcome) {
-        this.queue.shift();
-        this.resolve(next.mr, resultFromLog(outcome, next.commit));
-        continue;
-      }
-      // In manual mode a batch is all approved or all unapproved, so its verdict means one thing.
-      if (batch.length > 0 && (batch[0] as Pending).approved !== next.approved) break;
-      batch.push(next);
-      this.queue.shift();
-    }
-    return batch;
-  }
-
   /**
-   * Builds the batch on main, verifies it, lands it (or marks it awaiting approval); on failure
-   * splits it in halves. Requests that conflict only with an earlier member are put back in the queue.
+   * Builds the batch on main, verifies it, lands it (or parks it for approval); on failure splits it
+   * in halves. Requests that conflict only with an earlier member are put back in the queue.
    */
   private async integrate(batch: Pending[]): Promise<void> {
     const main = await revParse(this.hub, MAIN_REF);
     if (main === null) throw new Error(`hub ${this.hub} has no ${HUB_MAIN}`);
-    const applied: Applied[] = [];
-    const deferred: Pending[] = [];
-    let top = main;
-    let topTree = await treeOf(this.hub, main);
-    for (const request of batch) {
-      const merged = await mergeTrees(this.hub, top, request.commit);
-      if (merged.kind === 'error') {
-        await this.reject(request, 'error', [], merged.error);
-        continue;
-      }
-      const alone = applied.length === 0;
-      if (merged.kind === 'conflict') {
-        if (alone) await this.reject(request, 'conflict', merged.files, conflictOutput(merged.files));
-        else deferred.push(request);
-        continue;
-      }
-      if (merged.tree === topTree) {
-        if (alone) await this.reject(request, 'nothing_to_merge', [], '');
-        else deferred.push(request);
-        continue;
-      }
-      const message = landedMessage(request.note, request.mr, request.agent, request.commit);
-      const made = await commitTree(this.hub, merged.tree, top, message, request.agent);
-      if (!made.ok) {
-        await this.reject(request, 'error', [], made.error);
-        continue;
-      }
-      applied.push({ request, parent: top, commit: made.commit });
-      top = made.commit;
-      topTree = merged.tree;
-    }
+    const { applied, deferred, top, topTree } = await buildCandidate(this.hub, main, batch, (...args) =>
+      this.landing.reject(...args),
+    );
     // Deferred requests are retried alone against the main this batch leaves behind.
     this.queue.unshift(...deferred);
     if (applied.length === 0) return;
     this.stats.candidates++;
-    const verdict = await this.verifyCandidate(top, topTree ?? top);
+    const verdict = await this.verifier.verify(top, topTree);
     if (verdict.passed) {
       await this.landOrPark(applied, main, verdict.summary);
       return;
@@ -308,7 +219,8 @@ export class IntegrationQueue {
     if (verdict.setupFailed || applied.length === 1) {
       const reason: RejectReason = verdict.setupFailed ? 'error' : 'verify_failed';
       for (const { request, parent, commit } of applied) {
-        await this.reject(request, reason, await changedFiles(this.hub, parent, commit), verdict.output);
+        const files = await changedFiles(this.hub, parent, commit);
+        await this.landing.reject(request, reason, files, verdict.output);
       }
       return;
     }
@@ -320,205 +232,20 @@ export class IntegrationQueue {
   private async landOrPark(applied: Applied[], mainBefore: string, verifySummary: string): Promise<void> {
     const manual = this.options.approval === 'manual';
     if (manual && !applied.every((a) => a.request.approved)) {
-      for (const { request, commit } of applied) await this.park(request, commit);
+      for (const { request, commit } of applied) await this.gate.park(request, commit);
       return;
     }
-    const top = (applied[applied.length - 1] as Applied).commit;
-    const landed = await updateRefs(this.hub, [
-      { ref: MAIN_REF, to: top, expectOld: mainBefore },
-      ...applied.map((a) => ({ ref: `refs/colony/landed/${a.request.mr}`, to: a.commit })),
-    ]);
-    if (!landed.ok) {
-      // main moved under us (something outside the queue): rebuild on the new main.
-      await this.warn(`landing on ${HUB_MAIN} failed (${landed.error}); retrying the batch`);
-      const retry = applied.map((a) => a.request);
-      for (const request of retry) {
-        request.landRetries++;
-        if (request.landRetries > MAX_LAND_RETRIES)
-          await this.reject(request, 'error', [], `could not land: ${landed.error}`);
-      }
-      this.queue.unshift(...retry.filter((r) => r.landRetries <= MAX_LAND_RETRIES));
-      return;
+    const landed = await this.landing.land(applied, mainBefore, verifySummary);
+    if (landed.ok) return;
+    // main moved under us (something outside the queue): rebuild on the new main.
+    await this.landing.warn(`landing on ${HUB_MAIN} failed (${landed.error}); retrying the batch`);
+    const retry = applied.map((a) => a.request);
+    for (const request of retry) {
+      request.landRetries++;
+      if (request.landRetries > MAX_LAND_RETRIES)
+        await this.landing.reject(request, 'error', [], `could not land: ${landed.error}`);
     }
-    const batch = applied.map((a) => a.request.mr);
-    // The batch has landed: its events, PATCH entries and answers go out together (group commit).
-    const filesOf = await Promise.all(applied.map((a) => changedFiles(this.hub, a.parent, a.commit)));
-    this.stats.landed += applied.length;
-    await Promise.all(
-      applied.map(({ request, commit }) =>
-        this.append({
-          runId: this.options.runId,
-          agent: request.agent,
-          kind: 'merge.landed',
-          data: { mr: request.mr, commit, mainBefore, batch },
-        }),
-      ),
-    );
-    await Promise.all(
-      applied.map(({ request, commit }, i) => {
-        const files = filesOf[i] ?? [];
-        return this.hook(() =>
-          this.options.hooks.postEntry({
-            author: request.agent,
-            kind: 'PATCH',
-            summary: clip(`MR ${request.mr} landed as ${commit.slice(0, 10)}: ${request.note}`, SUMMARY_MAX),
-            detail: [
-              `landed commit: ${commit}`,
-              `agent commit: ${request.commit} (refs/colony/mr/${request.mr}, branch ${request.branch})`,
-              `files: ${files.join(', ')}`,
-              `idea: ${request.note}`,
-              `evidence: ${verifySummary}`,
-              `batch: ${batch.join(', ')}; main before: ${mainBefore}`,
-            ].join('\n'),
-            scope: files,
-          }),
-        );
-      }),
-    );
-    applied.forEach(({ request, commit }, i) => {
-      this.resolve(request.mr, {
-        status: 'landed',
-        mr: request.mr,
-        commit,
-        agentCommit: request.commit,
-        mainBefore,
-        batch,
-        files: filesOf[i] ?? [],
-        verify: verifySummary,
-      });
-    });
-  }
-
-  private async park(request: Pending, commit: string): Promise<void> {
-    this.awaiting.set(request.mr, request);
-    await this.append({
-      runId: this.options.runId,
-      agent: request.agent,
-      kind: 'merge.awaiting_approval',
-      data: { mr: request.mr, commit },
-    });
-    this.updateApprovalPolling();
-    this.options.onAwaitingApproval?.({
-      mr: request.mr,
-      agent: request.agent,
-      branch: request.branch,
-      commit: request.commit,
-      note: request.note,
-    });
-    // An approval may already be in the log (given before verification finished).
-    if (this.ledger.approvals.has(request.mr)) this.approve(request.mr);
-  }
-
-  private async reject(
-    request: Pending,
-    reason: RejectReason,
-    files: string[],
-    output: string,
-  ): Promise<void> {
-    this.stats.rejected++;
-    const kept = tail(output, OUTPUT_TAIL);
-    await this.append({
-      runId: this.options.runId,
-      agent: request.agent,
-      kind: 'merge.rejected',
-      data: { mr: request.mr, reason, files, output: kept },
-    });
-    // An empty change is not a failure anyone else needs to hear about; the requester gets the result.
-    if (reason !== 'nothing_to_merge') {
-      await this.hook(() =>
-        this.options.hooks.postEntry({
-          author: request.agent,
-          kind: 'FAIL',
-          summary: failSummary(request.mr, reason, files, output),
-          detail: [
-            `merge request ${request.mr} (${request.branch} at ${request.commit}): ${reason}`,
-            `note: ${request.note}`,
-            files.length > 0 ? `files: ${files.join(', ')}` : '',
-            `output (tail):\n${kept}`,
-          ]
-            .filter((line) => line !== '')
-            .join('\n'),
-          scope: files,
-        }),
-      );
-      await this.hook(() =>
-        this.options.hooks.sendDirect(
-          request.agent,
-          this.options.sender ?? 'integration',
-          rejectionDirectMessage(request.mr, reason, files, output),
-        ),
-      );
-    }
-    this.resolve(request.mr, {
-      status: 'rejected',
-      mr: request.mr,
-      agentCommit: request.commit,
-      reason,
-      files,
-      output: kept,
-    });
-  }
-
-  // ——— the integration worktree ———
-
-  private async verifyCandidate(commit: string, tree: string): Promise<Verdict> {
-    const known = this.verdicts.get(tree);
-    if (known) return known;
-    const wt = await this.checkout(commit);
-    if (!wt.ok) return { passed: false, setupFailed: true, summary: wt.error, output: wt.error };
-    const env = this.options.env ?? process.env;
-    if (this.options.setup && !this.setupDone) {
-      const setup = await runShellCommand(this.options.setup, wt.path, { env });
-      if (setup.exitCode !== 0) {
-        const summary = `setup \`${this.options.setup}\` failed (exit ${setup.exitCode})`;
-        return { passed: false, setupFailed: true, summary, output: `${summary}\n${setup.output}` };
-      }
-      this.setupDone = true;
-    }
-    if (!this.options.verify) return { passed: true, summary: 'no verify command configured' };
-    this.stats.verifyRuns++;
-    const run = await runShellCommand(this.options.verify, wt.path, {
-      env,
-      timeoutMs: this.options.verifyTimeoutMs,
-    });
-    this.stats.verifyMs += run.durationMs;
-    const seconds = (run.durationMs / 1000).toFixed(1);
-    const verdict: Verdict =
-      run.exitCode === 0
-        ? {
-            passed: true,
-            summary: clip(
-              `\`${this.options.verify}\` passed in ${seconds} s: ${lastLines(run.output, 2)}`,
-              400,
-            ),
-          }
-        : {
-            passed: false,
-            setupFailed: false,
-            summary: `\`${this.options.verify}\` ${run.timedOut ? 'timed out' : `failed (exit ${run.exitCode})`}`,
-            output: run.output,
-          };
-    this.verdicts.set(tree, verdict);
-    if (this.verdicts.size > VERIFY_CACHE) this.verdicts.delete(this.verdicts.keys().next().value as string);
-    return verdict;
-  }
-
-  /** The one integration worktree (branch integration/<run>), reset to exactly `commit`. */
-  private async checkout(commit: string): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
-    if (this.worktree === null) {
-      const wtPath = path.join(path.resolve(this.options.workRoot), 'integration');
-      const added = await addWorktree(this.hub, wtPath, `integration/${this.options.runId}`, commit);
-      if (!added.ok) return { ok: false, error: `integration worktree: ${added.error}` };
-      this.worktree = added.path;
-    }
-    const cwd = this.worktree;
-    const reset = await git(['reset', '--hard', '--quiet', commit], { cwd });
-    if (!reset.ok) return { ok: false, error: `could not check out ${commit}: ${gitError(reset)}` };
-    // Untracked files from the previous candidate go; ignored ones (setup's node_modules) stay.
-    const clean = await git(['clean', '-ffdq'], { cwd });
-    if (!clean.ok)
-      return { ok: false, error: `could not clean the integration worktree: ${gitError(clean)}` };
-    return { ok: true, path: cwd };
+    this.queue.unshift(...retry.filter((r) => r.landRetries <= MAX_LAND_RETRIES));
   }
 
   // ——— bookkeeping ———
@@ -526,10 +253,6 @@ export class IntegrationQueue {
   private findLocal(branch: string, commit: string): Pending | undefined {
     const all = [...this.queue, ...this.awaiting.values()];
     return all.find((p) => p.branch === branch && p.commit === commit);
-  }
-
-  private isLocal(mr: number): boolean {
-    return this.local.has(mr);
   }
 
   private async resolveFromLog(mr: number): Promise<void> {
@@ -547,61 +270,4 @@ export class IntegrationQueue {
     this.local.delete(mr);
     for (const resolve of list) resolve(result);
   }
-
-  private updateApprovalPolling(): void {
-    if (this.awaiting.size === 0 && this.approvalTimer) {
-      clearInterval(this.approvalTimer);
-      this.approvalTimer = null;
-    } else if (this.awaiting.size > 0 && !this.approvalTimer) {
-      this.approvalTimer = setInterval(() => void this.pollApprovals(), this.options.approvalPollMs ?? 1000);
-      this.approvalTimer.unref();
-    }
-  }
-
-  /** Approvals recorded by other processes (`approveFromOutside`). */
-  private async pollApprovals(): Promise<void> {
-    await this.ledger.refresh().catch(() => {});
-    for (const mr of [...this.awaiting.keys()]) if (this.ledger.approvals.has(mr)) this.approve(mr);
-  }
-
-  private async append<K extends EventKind>(event: EventInput<K>): Promise<void> {
-    await this.options.log.append(event);
-  }
-
-  private async warn(message: string): Promise<void> {
-    await this.options.log
-      .append({ runId: this.options.runId, agent: null, kind: 'warning', data: { message } })
-      .catch(() => {});
-  }
-
-  /** Hooks are other services: their failure is logged, never a reason to undo a landing. */
-  private async hook(call: () => Promise<void>): Promise<void> {
-    try {
-      await call();
-    } catch (error) {
-      await this.warn(`integration hook failed: ${(error as Error).message}`);
-    }
-  }
-}
-
-function conflictOutput(files: string[]): string {
-  return `CONFLICT: the change does not apply cleanly on main in ${files.join(', ')}`;
-}
-
-function resultFromLog(outcome: OutcomeRecord, agentCommit: string): MergeRequestResult {
-  if (outcome.kind === 'merge.landed') {
-    const { mr, commit, mainBefore, batch } = outcome.data;
-    return {
-      status: 'landed',
-      mr,
-      commit,
-      agentCommit,
-      mainBefore,
-      batch,
-      files: [],
-      verify: '(landed elsewhere)',
-    };
-  }
-  const { mr, reason, files, output } = outcome.data;
-  return { status: 'rejected', mr, agentCommit, reason, files, output };
 }

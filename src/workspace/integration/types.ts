@@ -106,3 +106,33 @@ export interface IntegrationStats {
   landed: number;
   rejected: number;
 }
+
+export type EnqueueResult = { ok: true; mr: number; commit: string } | { ok: false; error: string };
+
+// ——— internal to the queue and its jobs (not exported from index.ts) ———
+
+/** A request the queue holds: queued, in a candidate, or parked awaiting approval. */
+export interface Pending {
+  mr: number;
+  agent: string;
+  branch: string;
+  commit: string;
+  note: string;
+  approved: boolean;
+  landRetries: number;
+}
+
+/** A request applied to a candidate: its commit on top of `parent` in the candidate chain. */
+export interface Applied {
+  request: Pending;
+  parent: string;
+  commit: string;
+}
+
+/** Publishes a rejection (event, FAIL entry, message, the waiters' answer). */
+export type Reject = (
+  request: Pending,
+  reason: RejectReason,
+  files: string[],
+  output: string,
+) => Promise<void>;

@@ -1,0 +1,154 @@
+/**
+ * The candidate: a batch built as a chain of commits on main with `git merge-tree` (no checkout), and
+ * its verification in the one integration worktree of the run (setup once per queue, then verify),
+ * with verdicts cached by tree so that bisection never verifies a tree twice.
+ */
+import path from 'node:path';
+import { git, gitError } from '../git.js';
+import { runShellCommand } from '../shell-command.js';
+import { addWorktree } from '../worktree.js';
+import { commitTree, mergeTrees, treeOf } from './hub-git.js';
+import { clip, landedMessage, lastLines } from './texts.js';
+import type { Applied, IntegrationQueueOptions, IntegrationStats, Pending, Reject } from './types.js';
+
+const VERIFY_CACHE = 256;
+
+export interface Candidate {
+  /** The requests applied, in chain order (empty: nothing to verify). */
+  applied: Applied[];
+  /** Requests that conflict with, or become empty on, an earlier member: to retry alone. */
+  deferred: Pending[];
+  /** The chain's top commit and its tree. */
+  top: string;
+  topTree: string;
+}
+
+/**
+ * Builds `batch` as a chain on `main`, one commit per request. A request that fails on its own (error,
+ * conflict with main, nothing to merge) is rejected through `reject` on the spot.
+ */
+export async function buildCandidate(
+  hub: string,
+  main: string,
+  batch: Pending[],
+  reject: Reject,
+): Promise<Candidate> {
+  const applied: Applied[] = [];
+  const deferred: Pending[] = [];
+  let top = main;
+  let topTree = await treeOf(hub, main);
+  for (const request of batch) {
+    const merged = await mergeTrees(hub, top, request.commit);
+    if (merged.kind === 'error') {
+      await reject(request, 'error', [], merged.error);
+      continue;
+    }
+    const alone = applied.length === 0;
+    if (merged.kind === 'conflict') {
+      if (alone) await reject(request, 'conflict', merged.files, conflictOutput(merged.files));
+      else deferred.push(request);
+      continue;
+    }
+    if (merged.tree === topTree) {
+      if (alone) await reject(request, 'nothing_to_merge', [], '');
+      else deferred.push(request);
+      continue;
+    }
+    const message = landedMessage(request.note, request.mr, request.agent, request.commit);
+    const made = await commitTree(hub, merged.tree, top, message, request.agent);
+    if (!made.ok) {
+      await reject(request, 'error', [], made.error);
+      continue;
+    }
+    applied.push({ request, parent: top, commit: made.commit });
+    top = made.commit;
+    topTree = merged.tree;
+  }
+  return { applied, deferred, top, topTree: topTree ?? top };
+}
+
+function conflictOutput(files: string[]): string {
+  return `CONFLICT: the change does not apply cleanly on main in ${files.join(', ')}`;
+}
+
+export type Verdict =
+  | { passed: true; summary: string }
+  | { passed: false; setupFailed: boolean; summary: string; output: string };
+
+type VerifyOptions = Pick<
+  IntegrationQueueOptions,
+  'runId' | 'workRoot' | 'setup' | 'verify' | 'env' | 'verifyTimeoutMs'
+>;
+
+/** Verifies candidates in the integration worktree (branch integration/<run>); one verdict per tree. */
+export class CandidateVerifier {
+  private worktree: string | null = null;
+  private setupDone = false;
+  private readonly verdicts = new Map<string, Verdict>();
+
+  constructor(
+    private readonly hub: string,
+    private readonly options: VerifyOptions,
+    private readonly stats: IntegrationStats,
+  ) {}
+
+  async verify(commit: string, tree: string): Promise<Verdict> {
+    const known = this.verdicts.get(tree);
+    if (known) return known;
+    const wt = await this.checkout(commit);
+    if (!wt.ok) return { passed: false, setupFailed: true, summary: wt.error, output: wt.error };
+    const env = this.options.env ?? process.env;
+    if (this.options.setup && !this.setupDone) {
+      const setup = await runShellCommand(this.options.setup, wt.path, { env });
+      if (setup.exitCode !== 0) {
+        const summary = `setup \`${this.options.setup}\` failed (exit ${setup.exitCode})`;
+        return { passed: false, setupFailed: true, summary, output: `${summary}\n${setup.output}` };
+      }
+      this.setupDone = true;
+    }
+    if (!this.options.verify) return { passed: true, summary: 'no verify command configured' };
+    this.stats.verifyRuns++;
+    const run = await runShellCommand(this.options.verify, wt.path, {
+      env,
+      timeoutMs: this.options.verifyTimeoutMs,
+    });
+    this.stats.verifyMs += run.durationMs;
+    const seconds = (run.durationMs / 1000).toFixed(1);
+    const verdict: Verdict =
+      run.exitCode === 0
+        ? {
+            passed: true,
+            summary: clip(
+              `\`${this.options.verify}\` passed in ${seconds} s: ${lastLines(run.output, 2)}`,
+              400,
+            ),
+          }
+        : {
+            passed: false,
+            setupFailed: false,
+            summary: `\`${this.options.verify}\` ${run.timedOut ? 'timed out' : `failed (exit ${run.exitCode})`}`,
+            output: run.output,
+          };
+    this.verdicts.set(tree, verdict);
+    if (this.verdicts.size > VERIFY_CACHE) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    return verdict;
+  }
+
+  /** The one integration worktree, reset to exactly `commit`. */
+  private async checkout(commit: string): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
+    if (this.worktree === null) {
+      const wtPath = path.join(path.resolve(this.options.workRoot), 'integration');
+      const added = await addWorktree(this.hub, wtPath, `integration/${this.options.runId}`, commit);
+      if (!added.ok) return { ok: false, error: `integration worktree: ${added.error}` };
+      this.worktree = added.path;
+    }
+    const cwd = this.worktree;
+    const reset = await git(['reset', '--hard', '--quiet', commit], { cwd });
+    if (!reset.ok) return { ok: false, error: `could not check out ${commit}: ${gitError(reset)}` };
+    // Untracked files from the previous candidate go; ignored ones (setup's node_modules) stay.
+    const clean = await git(['clean', '-ffdq'], { cwd });
+    if (!clean.ok)
+      return { ok: false, error: `could not clean the integration worktree: ${gitError(clean)}` };
+    return { ok: true, path: cwd };
+  }
+}
