@@ -13,7 +13,7 @@ export function formatSummary(s: RunSummary): string {
   ];
   if (s.agents > 1)
     lines.push(
-      `  team: CriticalSteps ${s.criticalSteps} · total steps ${s.totalSteps} · parallelism ${s.parallelism.toFixed(2)} · finish rate ${percent(s.finishRate)} (${s.agentsFinished}/${s.agents}) · coordination share ${percent(s.coordinationShare)}`,
+      `  team: CriticalSteps ${s.criticalSteps} · total steps ${s.totalSteps} · parallelism ${s.parallelism.toFixed(2)} · finish rate ${percent(s.finishRate)} (${s.agentsFinished}/${s.agents}) · coordination share ${percent(s.coordinationShareOfInput)} of input, ${percent(s.coordinationShareOfUncachedInput)} of uncached input`,
     );
   if (s.verify)
     lines.push(

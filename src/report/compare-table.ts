@@ -3,6 +3,7 @@ import { formatCount, formatDuration, formatUsd } from '../view/format.js';
 import type { RunFacts } from './run-metrics.js';
 
 const dash = (v: number | null, f: (v: number) => string = String) => (v === null ? '—' : f(v));
+const percent = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 const ROWS: ReadonlyArray<[string, (r: RunFacts) => string]> = [
   ['topology', (r) => r.topology ?? '—'],
@@ -17,6 +18,8 @@ const ROWS: ReadonlyArray<[string, (r: RunFacts) => string]> = [
   ['steps', (r) => String(r.steps)],
   ['CriticalSteps', (r) => dash(r.metrics.criticalSteps)],
   ['parallelism', (r) => dash(r.metrics.parallelism, (v) => v.toFixed(2))],
+  ['coordination share of input', (r) => dash(r.metrics.coordinationShareOfInput, percent)],
+  ['coordination share of uncached input', (r) => dash(r.metrics.coordinationShareOfUncachedInput, percent)],
   ['critical path (view)', (r) => `${r.criticalPath.steps} steps`],
   ['merges landed/rejected', (r) => `${r.merges.landed}/${r.merges.rejected}`],
   ['verify', (r) => (r.verify ? (r.verify.passed ? 'passed' : `failed (${r.verify.exitCode})`) : '—')],

@@ -68,7 +68,11 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
     ['tokens uncached / cached input / output', tokensCell(f.tokens)],
     ['cost', esc(formatUsd(f.costUsd))],
     ['CriticalSteps · parallelism', `${opt(m.criticalSteps)} · ${opt(m.parallelism, (v) => v.toFixed(2))}`],
-    ['finish rate · coordination share', `${opt(m.finishRate, pct)} · ${opt(m.coordinationShare, pct)}`],
+    ['finish rate', opt(m.finishRate, pct)],
+    [
+      'coordination share of input · of uncached input',
+      `${opt(m.coordinationShareOfInput, pct)} · ${opt(m.coordinationShareOfUncachedInput, pct)}`,
+    ],
     [
       'critical path (view)',
       esc(

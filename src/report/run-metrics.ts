@@ -12,7 +12,10 @@ export interface SwarmMetrics {
   totalSteps: number | null;
   parallelism: number | null;
   finishRate: number | null;
-  coordinationShare: number | null;
+  /** Coordination turns' share of all input tokens (cached included). */
+  coordinationShareOfInput: number | null;
+  /** Coordination turns' share of uncached input tokens. */
+  coordinationShareOfUncachedInput: number | null;
 }
 
 export interface RunFacts {
@@ -44,7 +47,8 @@ export function swarmMetrics(summary: RunSummary): SwarmMetrics {
     totalSteps: numberField(summary, 'totalSteps'),
     parallelism: numberField(summary, 'parallelism'),
     finishRate: numberField(summary, 'finishRate'),
-    coordinationShare: numberField(summary, 'coordinationShare'),
+    coordinationShareOfInput: numberField(summary, 'coordinationShareOfInput'),
+    coordinationShareOfUncachedInput: numberField(summary, 'coordinationShareOfUncachedInput'),
   };
 }
 

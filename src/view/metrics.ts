@@ -7,9 +7,10 @@
  * - totalSteps: every model response of every agent; parallelism = totalSteps / criticalSteps.
  * - finishRate: agents whose last `agent.finished` is `done`, over agents started (spawn explosion).
  * - tokens and cost per agent, per role (profile) and per run, with cached input apart.
- * - coordinationShare: the share of tokens spent on coordination rather than work — every lead turn,
- *   and every other turn whose tool calls are all coordination tools (messages, claims, context,
- *   merge/sync, orchestration).
+ * - coordination shares: the share of input tokens spent on coordination rather than work — every
+ *   lead turn, and every other turn whose tool calls are all coordination tools (messages, claims,
+ *   context, merge/sync, orchestration). Two measures: of all input (uncached + cache reads + cache
+ *   writes: what a team re-reads each turn, where its cost goes) and of uncached input alone.
  */
 import type { StoredEvent, UsageTotals } from '../core/events.js';
 import type { Usage } from '../model/types.js';
@@ -52,7 +53,10 @@ export interface RunMetrics {
   finishRate: number;
   tasksAssigned: number;
   tasksDone: number;
-  coordinationShare: number;
+  /** Coordination turns' share of all input tokens (uncached, cached and cache writes). */
+  coordinationShareOfInput: number;
+  /** Coordination turns' share of uncached input tokens (`tokens.input`). */
+  coordinationShareOfUncachedInput: number;
   leadTurns: LeadTurn[];
   perAgent: Record<string, UsageAccount & { role: string }>;
   perRole: Record<string, UsageAccount & { agents: number }>;
@@ -69,8 +73,7 @@ export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
   const leadSteps: number[] = [];
   let leadName: string | null = null;
   let tasksDone = 0;
-  let coordinationTokens = 0;
-  let allTokens = 0;
+  const input = { all: 0, uncached: 0, coordinationAll: 0, coordinationUncached: 0 };
 
   for (const event of events) {
     const agent = event.agent;
@@ -100,12 +103,17 @@ export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
         perAgent[agent] = account;
         addUsage(account, turn.usage, turn.costUsd);
         addUsage(run, turn.usage, turn.costUsd);
-        const tokens = turn.usage.input + turn.usage.output;
-        allTokens += tokens;
+        const { usage } = turn;
+        const all = usage.input + (usage.cachedInput ?? 0) + (usage.cacheWrite ?? 0);
+        input.all += all;
+        input.uncached += usage.input;
         const coordinating =
           roles.get(agent) === 'lead' ||
           (turn.toolCalls.length > 0 && turn.toolCalls.every((c) => COORDINATION_TOOLS.has(c.name)));
-        if (coordinating) coordinationTokens += tokens;
+        if (coordinating) {
+          input.coordinationAll += all;
+          input.coordinationUncached += usage.input;
+        }
         if (roles.get(agent) === 'lead') leadSteps.push(step);
         break;
       }
@@ -155,7 +163,8 @@ export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
     finishRate: agentsStarted > 0 ? agentsFinished / agentsStarted : 0,
     tasksAssigned: assigned.length,
     tasksDone,
-    coordinationShare: allTokens > 0 ? coordinationTokens / allTokens : 0,
+    coordinationShareOfInput: input.all > 0 ? input.coordinationAll / input.all : 0,
+    coordinationShareOfUncachedInput: input.uncached > 0 ? input.coordinationUncached / input.uncached : 0,
     leadTurns,
     perAgent,
     perRole,

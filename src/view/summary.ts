@@ -42,7 +42,10 @@ export interface RunSummary {
   parallelism: number;
   agentsFinished: number;
   finishRate: number;
-  coordinationShare: number;
+  /** Coordination turns' share of all input tokens, cached included (src/view/metrics.ts). */
+  coordinationShareOfInput: number;
+  /** Coordination turns' share of uncached input tokens. */
+  coordinationShareOfUncachedInput: number;
   perAgent: Record<string, TokenAccount & { role: string }>;
   perRole: Record<string, TokenAccount & { agents: number }>;
 }
@@ -148,7 +151,8 @@ type TeamFields = Pick<
   | 'parallelism'
   | 'agentsFinished'
   | 'finishRate'
-  | 'coordinationShare'
+  | 'coordinationShareOfInput'
+  | 'coordinationShareOfUncachedInput'
   | 'perAgent'
   | 'perRole'
 >;
@@ -165,7 +169,8 @@ function teamMetrics(events: readonly StoredEvent[]): TeamFields {
     parallelism: round(m.parallelism, 1e3),
     agentsFinished: m.agentsFinished,
     finishRate: round(m.finishRate, 1e3),
-    coordinationShare: round(m.coordinationShare, 1e3),
+    coordinationShareOfInput: round(m.coordinationShareOfInput, 1e3),
+    coordinationShareOfUncachedInput: round(m.coordinationShareOfUncachedInput, 1e3),
     perAgent,
     perRole,
   };

@@ -35,6 +35,8 @@ describe('colony compare', () => {
       'tokens output',
       'CriticalSteps',
       'parallelism',
+      'coordination share of input',
+      'coordination share of uncached input',
       'verify',
     ])
       expect(
@@ -64,6 +66,8 @@ describe('colony compare', () => {
       criticalPath: { method: 'longest-agent' },
     });
     expect(facts[1]?.metrics).toHaveProperty('criticalSteps');
+    expect(facts[1]?.metrics).toHaveProperty('coordinationShareOfInput');
+    expect(facts[1]?.metrics).toHaveProperty('coordinationShareOfUncachedInput');
   }, 300_000);
 
   it('needs two runs', async () => {

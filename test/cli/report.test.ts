@@ -31,6 +31,7 @@ describe('colony report', () => {
     }
     const html = readFileSync(page, 'utf8');
     expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=|@import|url\(/);
+    expect(html).toContain('coordination share of input · of uncached input');
 
     const browser = await launchChromium();
     try {

@@ -88,6 +88,7 @@ describe('colony show: team metrics', () => {
     expect(text).toMatch(
       /CriticalSteps 1 · total steps 1000 · parallelism 1000\.00 · finish rate 75\.0% \(750\/1000\)/,
     );
+    expect(text).toContain('coordination share 0.0% of input, 0.0% of uncached input');
     expect(text).toMatch(/role coder \(1000\)\s+1000\s+500500\s+500500000\s+7000\s+-/);
     const agentRows = text.split('\n').filter((l) => /^\s+peer-\d+ \[coder\]/.test(l));
     expect(agentRows).toHaveLength(20);
@@ -114,7 +115,8 @@ describe('colony show: team metrics', () => {
       totalSteps: 1000,
       parallelism: 1000,
       finishRate: 0.75,
-      coordinationShare: 0,
+      coordinationShareOfInput: 0,
+      coordinationShareOfUncachedInput: 0,
     });
   });
 });

@@ -24,7 +24,11 @@ function builder() {
   const respond = (
     agent: string,
     tools: string[] = [],
-    usage = { input: 10, cachedInput: 90, output: 5 },
+    usage: { input: number; cachedInput: number; output: number; cacheWrite?: number } = {
+      input: 10,
+      cachedInput: 90,
+      output: 5,
+    },
   ) => {
     const n = (step.get(agent) ?? 0) + 1;
     step.set(agent, n);
@@ -34,7 +38,7 @@ function builder() {
         text: '',
         toolCalls: tools.map((name, i) => ({ id: `c${i}`, name, arguments: '{}' })),
         stopReason: tools.length > 0 ? 'tool_calls' : 'end',
-        usage: { ...usage, cacheWrite: 0, reasoning: 0 },
+        usage: { cacheWrite: 0, reasoning: 0, ...usage },
         costUsd: 0.001,
         model: 'm',
       },
@@ -98,8 +102,9 @@ describe('summarise: team metrics', () => {
     expect(s.agents).toBe(4);
     expect(s.agentsFinished).toBe(3);
     expect(s.finishRate).toBe(0.75);
-    // Lead turns (3 of 26) are coordination; every response has 15 tokens.
-    expect(s.coordinationShare).toBe(Math.round((3 / 26) * 1000) / 1000);
+    // Lead turns (3 of 26) are coordination; every response reads 10 uncached + 90 cached tokens.
+    expect(s.coordinationShareOfInput).toBe(Math.round((3 / 26) * 1000) / 1000);
+    expect(s.coordinationShareOfUncachedInput).toBe(Math.round((3 / 26) * 1000) / 1000);
     expect(s.perAgent.b).toEqual({
       role: 'explore',
       steps: 12,
@@ -118,6 +123,30 @@ describe('summarise: team metrics', () => {
     expect(s.perRole.lead).toMatchObject({ agents: 1, steps: 3 });
     // The run totals agree with the per-agent accounts.
     expect(s.tokens.cachedInput).toBe(26 * 90);
+  });
+
+  it('counts cached input in one coordination share and leaves it out of the other', () => {
+    const b = builder();
+    b.started('peer-1', 'coder');
+    b.started('peer-2', 'coder');
+    const usage = (input: number, cachedInput: number, cacheWrite = 0) => ({
+      input,
+      cachedInput,
+      cacheWrite,
+      output: 1000,
+    });
+    // Coordination turns (every call a coordination tool): uncached 100 + 50, all input 1000 + 2000.
+    b.respond('peer-1', ['claim'], usage(100, 900));
+    b.respond('peer-1', ['merge_request'], usage(50, 1450, 500));
+    b.respond('peer-2', ['context_read', 'message_send'], usage(0, 0));
+    // Work: a coder tool, a mixed turn, an answer without tool calls. Uncached 300 + 100 + 50, all 400 + 1550 + 50.
+    b.respond('peer-1', ['write'], usage(300, 100));
+    b.respond('peer-2', ['claim', 'bash'], usage(100, 1450));
+    b.respond('peer-2', [], usage(50, 0));
+    const s = summarise('r', b.events);
+    // Uncached input: 150 of 600. All input: 3000 of 5000. Output tokens (1000 a turn) count in neither.
+    expect(s.coordinationShareOfUncachedInput).toBe(0.25);
+    expect(s.coordinationShareOfInput).toBe(0.6);
   });
 
   it('keeps the run-level verify over an agent-level one and reports the acceptance round', () => {

@@ -40,7 +40,7 @@ export async function orchestratedDemo(
       `tasks ${m.tasksDone}/${m.tasksAssigned} done, agents finished ${m.agentsFinished}/${m.agentsStarted}`,
     );
     say(
-      `cost ${m.run.costUsd === null ? 'n/a (scripted model is unpriced)' : `$${m.run.costUsd.toFixed(4)}`}, tokens in ${m.run.tokens.input} (cached ${m.run.tokens.cachedInput}), out ${m.run.tokens.output}, coordination share ${(m.coordinationShare * 100).toFixed(0)}%`,
+      `cost ${m.run.costUsd === null ? 'n/a (scripted model is unpriced)' : `$${m.run.costUsd.toFixed(4)}`}, tokens in ${m.run.tokens.input} (cached ${m.run.tokens.cachedInput}), out ${m.run.tokens.output}, coordination share ${(m.coordinationShareOfInput * 100).toFixed(0)}% of input (${(m.coordinationShareOfUncachedInput * 100).toFixed(0)}% of uncached input)`,
     );
   });
 }
