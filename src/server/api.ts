@@ -8,6 +8,7 @@ import { type Coordination, createCoordination, USER_SENDER } from '../coord/ind
 import type { ContextKind, EventKind } from '../core/events.js';
 import { requestRunStop } from '../run/stop.js';
 import type { Store } from '../store/index.js';
+import { checkUserMessage } from '../topology/recipients.js';
 import {
   agentRow,
   claimItem,
@@ -216,6 +217,8 @@ const routes: Route[] = [
       if (str(text) === null) return sendError(res, 400, 'text is required');
       if ((str(to) === null) === (str(channel) === null))
         return sendError(res, 400, 'give exactly one of "to" (an agent) or "channel"');
+      const check = await checkUserMessage(deps.store.log, runId, str(to));
+      if (!check.ok) return sendError(res, check.kind === 'unknown_agent' ? 404 : 409, check.error);
       const coord = await deps.coordination();
       const sent = await coord.messages.send({
         runId,

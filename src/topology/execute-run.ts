@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { agentEnv } from '../agent/tools/env.js';
-import { createCoordination } from '../coord/index.js';
+import { type Coordination, createCoordination, directMessageInjector } from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { ModelCatalog, type ModelCatalogOptions } from '../model/catalog.js';
@@ -58,6 +58,11 @@ export interface ExecuteOptions {
   runSlots?: RunSlotSettings;
   /** The models profiles may name (default: built from the spec and `env`). */
   catalog?: ModelCatalog;
+  /**
+   * This process's coordination services (messages, claims, context), kept open by the caller;
+   * default: created for the run (with its claim lease) and closed when it ends.
+   */
+  coordination?: Coordination;
 }
 
 export type ExecuteResult = { ok: true; summary: RunSummary } | { ok: false; error: string };
@@ -115,6 +120,15 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
           .catch(() => {});
       },
     });
+    // Every topology's agents take direct messages (one LISTEN connection); peers also coordinate
+    // through claims and the shared context.
+    const coord =
+      options.coordination ??
+      (await createCoordination(store, {
+        leaseMs: spec.claimLeaseMs,
+        heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
+      }));
+    const ownsCoord = !options.coordination;
     const context: SoloContext = {
       spec,
       home: store.home,
@@ -125,20 +139,14 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       endCause: () => control.cause,
       endRun: (cause) => control.end(cause),
       commandEnv: agentEnv(options.env),
+      injectorFor: (agent) => directMessageInjector(coord.messages, spec.runId, agent),
       setRunStatus: async (status) => {
         await store.runs.setRunStatus(spec.runId, status);
       },
     };
-    // Peers coordinate through claims, messages and the shared context (one LISTEN connection).
-    const coord =
-      spec.topology === 'peers'
-        ? await createCoordination(store, {
-            leaseMs: spec.claimLeaseMs,
-            heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
-          })
-        : null;
-    const phases = coord
-      ? peersPhases({ ...context, coord })
+    const peersCoord = spec.topology === 'peers' ? coord : null;
+    const phases = peersCoord
+      ? peersPhases({ ...context, coord: peersCoord })
       : spec.topology === 'workflow'
         ? workflowPhases(context)
         : spec.topology === 'orchestrated'
@@ -165,7 +173,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       await store.runs.setRunStatus(spec.runId, 'failed');
     } finally {
       control.dispose();
-      await coord?.close();
+      if (ownsCoord) await coord.close();
     }
     await log.flush();
     return { ok: true, summary: summarise(spec.runId, await store.log.read(spec.runId)) };

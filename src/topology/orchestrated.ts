@@ -106,6 +106,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
         maxAgents: limits.maxAgents,
         bash,
         stream: spec.stream,
+        injectorFor: (agent) => ctx.injectorFor(agent),
       });
       await team.load();
       scheduler = new Scheduler({
@@ -162,7 +163,14 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
             maxSteps,
             stream: spec.stream,
           },
-          { log, scrubber: ctx.scrubber, budget, signal: ctx.signal, history },
+          {
+            log,
+            scrubber: ctx.scrubber,
+            budget,
+            signal: ctx.signal,
+            history,
+            beforeModelCall: ctx.injectorFor(LEAD_AGENT),
+          },
         );
         if (spec.accept && leadOutcome.status === 'done' && !ctx.signal.aborted) {
           await runAcceptance({

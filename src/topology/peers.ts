@@ -14,7 +14,7 @@ import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import { type Coordination, createCoordinationTools, directMessageInjector } from '../coord/index.js';
+import { type Coordination, createCoordinationTools } from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
 import type { Tool } from '../tool/types.js';
@@ -245,7 +245,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
               budget,
               signal: ctx.signal,
               history,
-              beforeModelCall: directMessageInjector(coord.messages, spec.runId, agent),
+              beforeModelCall: ctx.injectorFor(agent),
             },
           );
           return { agent, started: true, outcome };

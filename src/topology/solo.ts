@@ -21,7 +21,7 @@ import {
 } from '../core/events.js';
 import { runDir } from '../core/home.js';
 import type { Scrubber } from '../core/secrets.js';
-import type { Provider } from '../model/types.js';
+import type { Message, Provider } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import type { EndCause } from '../run/run-control.js';
 import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from '../run/run-spec.js';
@@ -44,6 +44,11 @@ export interface SoloContext {
   endRun?: (cause: EndCause) => void;
   /** Environment for setup/verify commands (secrets removed). */
   commandEnv: NodeJS.ProcessEnv;
+  /**
+   * The direct-message injector of one agent of this run (the loop's `beforeModelCall`): every agent
+   * of every topology gets it, so `colony send --to AGENT` reaches any of them.
+   */
+  injectorFor(agent: string): () => Promise<Message[]>;
   setRunStatus(status: FinalRunStatus): Promise<void>;
 }
 
@@ -144,7 +149,14 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
           maxSteps: spec.maxSteps,
           stream: spec.stream,
         },
-        { log, scrubber: ctx.scrubber, budget, signal: ctx.signal, history },
+        {
+          log,
+          scrubber: ctx.scrubber,
+          budget,
+          signal: ctx.signal,
+          history,
+          beforeModelCall: ctx.injectorFor(SOLO_AGENT),
+        },
       );
     },
 

@@ -173,7 +173,14 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
             maxSteps: request.maxSteps,
             stream: spec.stream,
           },
-          { log, scrubber: ctx.scrubber, budget: stepBudget, signal: request.signal, history },
+          {
+            log,
+            scrubber: ctx.scrubber,
+            budget: stepBudget,
+            signal: request.signal,
+            history,
+            beforeModelCall: ctx.injectorFor(agent),
+          },
         );
         const base = {
           status: end.status,

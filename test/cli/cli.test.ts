@@ -184,17 +184,18 @@ describe('colony run against a real HTTP provider', () => {
     expect(fake.stats().requests).toBe(before);
   });
 
-  it('send delivers a user message to an agent of the run', async () => {
+  it('send refuses a message to a finished run (delivery to live runs: test/topology/direct-messages)', async () => {
     const bad = await colony(['send', runId, 'no target']);
     expect(bad.code).toBe(2);
     const r = await colony(['send', runId, '--to', 'solo', 'please', 'add', 'tests']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/has finished \(succeeded\); no agent would read the message/);
     const { createCoordination } = await import('../../src/coord/index.js');
     const store = await openTestStore();
     const coord = await createCoordination(store);
     try {
       const taken = await coord.messages.takeDirect(runId, 'solo', 'interrupt');
-      expect(taken.ok && taken.value.map((m) => [m.from, m.text])).toEqual([['user', 'please add tests']]);
+      expect(taken.ok && taken.value).toEqual([]);
     } finally {
       await coord.close();
       await store.close();

@@ -191,6 +191,33 @@ describe('acting (token required even on loopback)', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('refuses a message no agent would read: unknown name (404), finished agent or run (409)', async () => {
+    const post = (id: string, body: Record<string, string>) =>
+      request(server.url, 'POST', `/api/runs/${id}/messages`, { body, token: TOKEN });
+    const sentBefore = (await store.log.read(runId, { kinds: ['message.sent'] })).length;
+    const unknown = await post(runId, { to: 'peer-9', text: 'hello' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe(`run ${runId} has no agent "peer-9"; its agents: peer-1, peer-2`);
+    const done = await post(runId, { to: 'peer-1', text: 'hello' });
+    expect(done.status).toBe(409);
+    expect(done.body.error).toBe(
+      `agent "peer-1" of run ${runId} has finished (done: done); it reads no more messages`,
+    );
+    expect((await store.log.read(runId, { kinds: ['message.sent'] })).length).toBe(sentBefore);
+
+    const ended = await recordRun(store, 'srv-ended');
+    await store.log.append({
+      runId: ended,
+      agent: null,
+      kind: 'run.finished',
+      data: { status: 'failed', reason: 'test', resultBranch: null },
+    });
+    const late = await post(ended, { channel: 'all', text: 'too late' });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toBe(`run ${ended} has finished (failed); no agent would read the message`);
+    expect(await store.log.read(ended, { kinds: ['message.sent'] })).toEqual([]);
+  });
+
   it('approves a merge request waiting for approval (401 without token, 409 when not approvable)', async () => {
     expect((await request(server.url, 'POST', `/api/runs/${runId}/merges/3/approve`)).status).toBe(401);
     expect(

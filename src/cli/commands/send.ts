@@ -1,4 +1,5 @@
 import { createCoordination, USER_SENDER } from '../../coord/index.js';
+import { checkUserMessage } from '../../topology/recipients.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
 
@@ -6,7 +7,9 @@ export const SEND_HELP = `colony send RUN (--to AGENT | --channel NAME) TEXT
 
 Sends a message from the user to a run's agents. A direct message (--to) interrupts: it goes into the
 agent's very next model request, ahead of everything else. A channel message (--channel, "all" for
-every agent) is delivered at the agents' next gather step (message_read or context_read).`;
+every agent) is delivered at the agents' next gather step (message_read or context_read). A message
+to a finished run, or to a name that is not an agent of the run (or to one that has finished), is
+refused.`;
 
 export async function sendCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -26,6 +29,8 @@ export async function sendCommand(argv: string[]): Promise<number> {
     throw new UsageError('send: give exactly one of --to AGENT or --channel NAME');
   return withStore(async (store) => {
     await requireRun(store, runId);
+    const check = await checkUserMessage(store.log, runId, values.to?.trim() || null);
+    if (!check.ok) throw new CliFailure(`send: ${check.error}`);
     const coord = await createCoordination(store);
     try {
       const sent = await coord.messages.send({

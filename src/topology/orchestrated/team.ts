@@ -18,7 +18,7 @@ import {
 import type { BashToolOptions } from '../../agent/tools/index.js';
 import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
-import type { Provider } from '../../model/types.js';
+import type { Message, Provider } from '../../model/types.js';
 import type { Scheduler } from '../../run/scheduler.js';
 import type { EventLog } from '../../store/types.js';
 import type { Tool, ToolResult } from '../../tool/types.js';
@@ -64,6 +64,8 @@ export interface TeamOptions {
   maxAgents: number;
   bash: BashToolOptions;
   stream: boolean;
+  /** The direct-message injector of a subagent (see SoloContext.injectorFor). */
+  injectorFor(agent: string): () => Promise<Message[]>;
 }
 
 export class Team {
@@ -357,6 +359,7 @@ export class Team {
         budget: this.options.budget,
         signal: this.options.signal,
         history,
+        beforeModelCall: this.options.injectorFor(task.agent),
         // Answered: the slot goes to the next task while this one commits its last events.
         onOutcome: release,
       },
