@@ -10,7 +10,7 @@
  * claiming a wider scope than one you hold is a new claim (both are then held).
  */
 import type pg from 'pg';
-import { KeyedBatcher } from './batcher.js';
+import { KeyedGroupCommit } from '../store/group-commit.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
 import { parseScope, type Scope } from './scope.js';
 import { errorText, isoText } from './sql.js';
@@ -89,8 +89,8 @@ interface ClaimRow {
 export class ClaimService {
   readonly leaseMs: number;
   readonly heartbeatMs: number;
-  private readonly claims: KeyedBatcher<ClaimRequest, ClaimRow>;
-  private readonly releases: KeyedBatcher<ReleaseRequest, { claimId: number; scope: string }[]>;
+  private readonly claims: KeyedGroupCommit<ClaimRequest, ClaimRow>;
+  private readonly releases: KeyedGroupCommit<ReleaseRequest, { claimId: number; scope: string }[]>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -98,8 +98,8 @@ export class ClaimService {
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-    this.claims = new KeyedBatcher((runId, items) => claimBatch(pool, runId, items));
-    this.releases = new KeyedBatcher((runId, items) => releaseBatch(pool, runId, items));
+    this.claims = new KeyedGroupCommit((runId, items) => claimBatch(pool, runId, items));
+    this.releases = new KeyedGroupCommit((runId, items) => releaseBatch(pool, runId, items));
   }
 
   async claim(input: ClaimInput): Promise<Result<ClaimOutcome>> {

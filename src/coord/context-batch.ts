@@ -4,6 +4,8 @@
  * ids under the run's context_heads row lock, inserts the entries and their `context.posted` events.
  */
 import type pg from 'pg';
+import { err, ok, type Result } from '../lang/result.js';
+import { GroupCommit } from '../store/group-commit.js';
 import { isoText } from './sql.js';
 import type { ContextKind } from './types.js';
 
@@ -20,11 +22,9 @@ export interface Inserted {
   createdAt: string;
 }
 
-interface Pending {
+interface Post {
   runId: string;
   row: EntryRow;
-  resolve(value: Inserted): void;
-  reject(err: Error): void;
 }
 
 const MAX_BATCH = 1000;
@@ -70,60 +70,57 @@ export async function insertEntries(
 }
 
 export class ContextBatcher {
-  private queue: Pending[] = [];
-  private flushing = false;
-  private scheduled = false;
+  private readonly commits: GroupCommit<Post, Inserted>;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {
+    this.commits = new GroupCommit({ commit: (posts) => this.commitPosts(posts), maxBatch: MAX_BATCH });
+  }
 
   insert(runId: string, row: EntryRow): Promise<Inserted> {
-    return new Promise<Inserted>((resolve, reject) => {
-      this.queue.push({ runId, row, resolve, reject });
-      if (this.scheduled || this.flushing) return;
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        void this.drain();
-      });
+    return this.commits.add({ runId, row });
+  }
+
+  /** One statement per run in the batch, the runs in parallel. */
+  private async commitPosts(posts: Post[]): Promise<Result<Inserted, Error>[]> {
+    const byRun = new Map<string, number[]>();
+    posts.forEach((p, i) => {
+      const group = byRun.get(p.runId);
+      if (group) group.push(i);
+      else byRun.set(p.runId, [i]);
     });
+    const settled: Result<Inserted, Error>[] = new Array(posts.length);
+    await Promise.all(
+      [...byRun.entries()].map(async ([runId, positions]) => {
+        const results = await this.insertGroup(
+          runId,
+          positions.map((i) => posts[i]!.row),
+        );
+        positions.forEach((i, k) => {
+          settled[i] =
+            results[k] ?? err(new Error('shared context: database returned fewer rows than inserted'));
+        });
+      }),
+    );
+    return settled;
   }
 
-  private async drain(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      const byRun = new Map<string, Pending[]>();
-      for (const p of batch) {
-        const group = byRun.get(p.runId);
-        if (group) group.push(p);
-        else byRun.set(p.runId, [p]);
-      }
-      await Promise.all([...byRun.entries()].map(([runId, group]) => this.insertGroup(runId, group)));
-    }
-    this.flushing = false;
-  }
-
-  private async insertGroup(runId: string, group: Pending[]): Promise<void> {
+  private async insertGroup(runId: string, rows: EntryRow[]): Promise<Result<Inserted, Error>[]> {
     try {
-      const inserted = await insertEntries(
-        this.pool,
-        runId,
-        group.map((p) => p.row),
-      );
-      group.forEach((p, i) => {
+      const inserted = await insertEntries(this.pool, runId, rows);
+      return rows.map((_, i) => {
         const row = inserted[i];
-        if (row) p.resolve(row);
-        else p.reject(new Error('shared context: database returned fewer rows than inserted'));
+        return row ? ok(row) : err(new Error('shared context: database returned fewer rows than inserted'));
       });
-    } catch (err) {
+    } catch (cause) {
       // A data error in one row fails only that row: retry one by one.
-      const code = (err as { code?: string }).code ?? '';
-      if (group.length > 1 && (code.startsWith('22') || code.startsWith('23'))) {
-        for (const p of group) await this.insertGroup(runId, [p]);
-        return;
+      const code = (cause as { code?: string }).code ?? '';
+      if (rows.length > 1 && (code.startsWith('22') || code.startsWith('23'))) {
+        const one: Result<Inserted, Error>[] = [];
+        for (const row of rows) one.push(...(await this.insertGroup(runId, [row])));
+        return one;
       }
-      const error = new Error(`shared context: posting failed: ${(err as Error).message}`);
-      for (const p of group) p.reject(error);
+      const error = new Error(`shared context: posting failed: ${(cause as Error).message}`);
+      return rows.map(() => err(error));
     }
   }
 }

@@ -4,9 +4,9 @@
  * read), and one shared poll per run while SSE clients watch it, so N open dashboards cost one query
  * per tick, not N.
  */
+import type { StoredEvent } from '../core/events.js';
 import type { EventLog } from '../store/index.js';
 import { applyEvent, emptyRunState, type RunState } from '../view/run-state.js';
-import type { EventPageReader } from './event-reader.js';
 
 const PAGE = 10_000;
 /** Runs kept in memory (a 100k-event run's state is a few tens of MB). */
@@ -16,6 +16,7 @@ export interface TrackerOptions {
   /** How often a watched run's log is polled for new events (default 250 ms). */
   pollMs?: number;
   /** Reads pages of events for the fold (default: the EventLog's full events). */
+  /** Reads a page of events for the fold (default: the log's slim read). */
   readPage?: EventPageReader;
 }
 
@@ -26,6 +27,8 @@ interface Tracked {
   watchers: Set<(lastSeq: number) => void>;
   timer: NodeJS.Timeout | null;
 }
+
+export type EventPageReader = (runId: string, afterSeq: number, limit: number) => Promise<StoredEvent[]>;
 
 export class RunTracker {
   private readonly runs = new Map<string, Tracked>();
@@ -39,7 +42,7 @@ export class RunTracker {
   ) {
     this.pollMs = options.pollMs ?? 250;
     this.readPage =
-      options.readPage ?? ((runId, afterSeq, limit) => this.log.read(runId, { afterSeq, limit }));
+      options.readPage ?? ((runId, afterSeq, limit) => this.log.read(runId, { afterSeq, limit, slim: true }));
   }
 
   private tracked(runId: string): Tracked {

@@ -8,7 +8,6 @@ import type { Coordination } from '../coord/index.js';
 import type { Store } from '../store/index.js';
 import { decideAccess, isLoopbackHost } from './access.js';
 import { createCoordination, matchApi } from './api.js';
-import { slimEventReader } from './event-reader.js';
 import { sendError } from './http-util.js';
 import { RunTracker } from './run-tracker.js';
 import { resolveStatic, serveStatic } from './static.js';
@@ -28,10 +27,7 @@ export interface RequestHandler {
 }
 
 export function createRequestHandler(options: ServerOptions): RequestHandler {
-  const tracker = new RunTracker(options.store.log, {
-    pollMs: options.pollMs,
-    readPage: slimEventReader(options.store.pool),
-  });
+  const tracker = new RunTracker(options.store.log, { pollMs: options.pollMs });
   let coordination: Promise<Coordination> | null = null;
   const deps = {
     store: options.store,

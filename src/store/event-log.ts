@@ -1,15 +1,11 @@
 import type pg from 'pg';
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
+import { err, ok, type Result } from '../lang/result.js';
+import { GroupCommit } from './group-commit.js';
 import type { ChainBreak, EventLog, ReadOptions, VerifyResult } from './types.js';
 
 /** Most rows in one INSERT statement. */
 const MAX_BATCH = 1000;
-
-interface Pending {
-  event: EventInput;
-  resolve(stored: StoredEvent): void;
-  reject(err: Error): void;
-}
 
 export interface EventLogStats {
   /** INSERT statements sent (group commits). */
@@ -28,6 +24,20 @@ SELECT e->>0, e->>1, e->>2, e->3 FROM jsonb_array_elements($1::jsonb) WITH ORDIN
 RETURNING seq, ${TS_TEXT}, hash, prev_hash`;
 
 /**
+ * `data` without the bulky fields a fold never looks at (tool output, system prompts and tasks,
+ * verify/merge output beyond 4,000 characters): a 100k-event run of real agents is mostly tool
+ * output, and parsing it is most of the cost of the dashboard's first view.
+ */
+const SLIM_DATA = `CASE kind
+    WHEN 'tool.finished' THEN data - 'content'
+    WHEN 'agent.started' THEN data - 'system' - 'task'
+    WHEN 'setup.finished' THEN data - 'output'
+    WHEN 'merge.rejected' THEN jsonb_set(data, '{output}', to_jsonb(left(data->>'output', 4000)))
+    WHEN 'verify.finished' THEN jsonb_set(data, '{output}', to_jsonb(left(data->>'output', 4000)))
+    ELSE data
+  END`;
+
+/**
  * Postgres jsonb rejects \u0000 and unpaired surrogates (which JSON.stringify writes as \udXXX
  * escapes). Replace them with U+FFFD so one odd tool output cannot fail a whole batch.
  */
@@ -40,18 +50,21 @@ export function jsonForPostgres(json: string): string {
 }
 
 /**
- * Stable grouping by run: order only matters within a run, and consecutive rows of one run let the
- * insert trigger continue from its cached head instead of taking the head row again. Runs go in
- * sorted order so that two processes always lock run heads in the same order (no deadlock).
+ * Stable grouping by run, as positions into `events`: order only matters within a run, and
+ * consecutive rows of one run let the insert trigger continue from its cached head instead of taking
+ * the head row again. Runs go in sorted order so that two processes always lock run heads in the same
+ * order (no deadlock).
  */
-function groupByRun(batch: Pending[]): Pending[] {
-  const first = batch[0]?.event.runId;
-  if (batch.every((p) => p.event.runId === first)) return batch;
-  const groups = new Map<string, Pending[]>();
-  for (const p of batch) {
-    const group = groups.get(p.event.runId);
-    if (group) group.push(p);
-    else groups.set(p.event.runId, [p]);
+function orderByRun(events: readonly EventInput[]): number[] {
+  const first = events[0]?.runId;
+  const positions = events.map((_, i) => i);
+  if (events.every((e) => e.runId === first)) return positions;
+  const groups = new Map<string, number[]>();
+  for (const i of positions) {
+    const runId = events[i]!.runId;
+    const group = groups.get(runId);
+    if (group) group.push(i);
+    else groups.set(runId, [i]);
   }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, group]) => group);
 }
@@ -68,54 +81,31 @@ function batchError(count: number, err: unknown): Error {
  */
 export class PgEventLog implements EventLog {
   readonly stats: EventLogStats = { flushes: 0, events: 0 };
-  private queue: Pending[] = [];
-  private flushing = false;
-  private scheduled = false;
-  private idleWaiters: (() => void)[] = [];
+  private readonly commits = new GroupCommit<EventInput, StoredEvent>({
+    commit: (events) => this.insert(events),
+    maxBatch: MAX_BATCH,
+  });
 
   constructor(private readonly pool: pg.Pool) {}
 
   append<K extends EventKind>(event: EventInput<K>): Promise<StoredEvent<K>> {
-    return new Promise<StoredEvent<K>>((resolve, reject) => {
-      this.queue.push({ event, resolve: resolve as (stored: StoredEvent) => void, reject });
-      this.schedule();
-    });
+    return this.commits.add(event) as Promise<StoredEvent<K>>;
   }
 
   appendMany(events: EventInput[]): Promise<StoredEvent[]> {
     return Promise.all(events.map((event) => this.append(event)));
   }
 
-  async flush(): Promise<void> {
-    if (!this.flushing && !this.scheduled && this.queue.length === 0) return;
-    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  flush(): Promise<void> {
+    return this.commits.idle();
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.flushing) return;
-    this.scheduled = true;
-    // setImmediate lets every append issued in this turn of the event loop join the batch.
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.drain();
+  private async insert(events: EventInput[]): Promise<Result<StoredEvent, Error>[]> {
+    const order = orderByRun(events);
+    const rows = order.map((i) => {
+      const e = events[i]!;
+      return [e.runId, e.agent, e.kind, e.data];
     });
-  }
-
-  private async drain(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      await this.insert(batch);
-    }
-    this.flushing = false;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const wake of waiters) wake();
-  }
-
-  private async insert(unordered: Pending[]): Promise<void> {
-    const batch = groupByRun(unordered);
-    const rows = batch.map((p) => [p.event.runId, p.event.agent, p.event.kind, p.event.data]);
     let result: pg.QueryResult<unknown[]>;
     try {
       result = await this.pool.query<unknown[]>({
@@ -123,35 +113,35 @@ export class PgEventLog implements EventLog {
         values: [jsonForPostgres(JSON.stringify(rows))],
         rowMode: 'array',
       });
-    } catch (err) {
+    } catch (cause) {
       // A data error in one event (e.g. data that is not JSON-serialisable into jsonb) should only fail
       // that event: retry the batch row by row. Other errors (connection, permissions) fail them all.
-      const code = (err as { code?: string }).code ?? '';
-      if (batch.length > 1 && code.startsWith('22')) {
-        for (const p of batch) await this.insert([p]);
-        return;
+      const code = (cause as { code?: string }).code ?? '';
+      if (events.length > 1 && code.startsWith('22')) {
+        const one: Result<StoredEvent, Error>[] = [];
+        for (const event of events) one.push(...(await this.insert([event])));
+        return one;
       }
-      const error = batchError(batch.length, err);
-      for (const p of batch) p.reject(error);
-      return;
+      const error = batchError(events.length, cause);
+      return events.map(() => err(error));
     }
     this.stats.flushes++;
-    this.stats.events += batch.length;
-    for (let i = 0; i < batch.length; i++) {
-      const p = batch[i]!;
-      const row = result.rows[i];
-      if (!row) {
-        p.reject(new Error('event log: database returned fewer rows than inserted'));
-        continue;
-      }
-      p.resolve({
-        ...p.event,
-        seq: Number(row[0]),
-        ts: row[1] as string,
-        hash: row[2] as string,
-        prevHash: row[3] as string,
-      });
-    }
+    this.stats.events += events.length;
+    const settled: Result<StoredEvent, Error>[] = events.map(() =>
+      err(new Error('event log: database returned fewer rows than inserted')),
+    );
+    order.forEach((i, position) => {
+      const row = result.rows[position];
+      if (row)
+        settled[i] = ok({
+          ...events[i]!,
+          seq: Number(row[0]),
+          ts: row[1] as string,
+          hash: row[2] as string,
+          prevHash: row[3] as string,
+        } as StoredEvent);
+    });
+    return settled;
   }
 
   async read<K extends EventKind = EventKind>(
@@ -174,7 +164,7 @@ export class PgEventLog implements EventLog {
       limit = `LIMIT $${values.length}`;
     }
     const res = await this.pool.query<unknown[]>({
-      text: `SELECT seq, ${TS_TEXT}, agent, kind, data, hash, prev_hash FROM colony.events
+      text: `SELECT seq, ${TS_TEXT}, agent, kind, ${options.slim ? SLIM_DATA : 'data'}, hash, prev_hash FROM colony.events
              WHERE ${where.join(' AND ')} ORDER BY seq ${limit}`,
       values,
       rowMode: 'array',

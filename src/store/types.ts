@@ -27,6 +27,8 @@ export interface ReadOptions<K extends EventKind = EventKind> {
   agent?: string;
   kinds?: K[];
   limit?: number;
+  /** Leave out the bulky fields a fold never reads (tool output, prompts, long verify output). */
+  slim?: boolean;
 }
 
 /**

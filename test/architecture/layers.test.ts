@@ -7,6 +7,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const LAYERS: string[][] = [
+  ['lang'],
   ['model'],
   ['core'],
   ['store', 'tool', 'view'],
@@ -17,9 +18,15 @@ const LAYERS: string[][] = [
   ['report', 'server'],
   ['dashboard', 'demo'],
   ['cli'],
+  ['library'],
 ];
+/** Files directly in src/ are the package's entry points: above every folder. */
+const ENTRY = LAYERS.length;
 const SRC = join(import.meta.dirname, '..', '..', 'src');
-const layerOf = new Map(LAYERS.flatMap((folders, rank) => folders.map((f) => [f, rank] as const)));
+const layerOf = new Map([
+  ...LAYERS.flatMap((folders, rank) => folders.map((f) => [f, rank] as const)),
+  ['(entry)', ENTRY] as const,
+]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -34,7 +41,8 @@ function crossFolderImports(): { from: string; to: string; where: string }[] {
   const found: { from: string; to: string; where: string }[] = [];
   const specifiers = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
   for (const file of sources(SRC)) {
-    const from = relative(SRC, file).split('/')[0] ?? '';
+    const path = relative(SRC, file);
+    const from = path.includes('/') ? (path.split('/')[0] ?? '') : '(entry)';
     for (const match of readFileSync(file, 'utf8').matchAll(specifiers)) {
       const target = relative(SRC, normalize(join(dirname(file), match[1] ?? '')));
       const to = target.split('/')[0] ?? '';

@@ -78,6 +78,45 @@ describe('event log', () => {
     expect((await log.read(runId, { afterSeq: 3 }))[0]!.agent).toBeNull();
   });
 
+  it('a slim read leaves out tool output and prompts, keeps everything else, and keeps the hashes', async () => {
+    const runId = testRunId('slim');
+    const log = stores[0]!.log;
+    const tool = {
+      step: 1,
+      callId: 'c1',
+      name: 'bash',
+      isError: false,
+      content: 'x'.repeat(10_000),
+      summary: 'ok',
+      durationMs: 5,
+    };
+    await log.appendMany([
+      { runId, agent: 'a', kind: 'tool.finished', data: tool },
+      {
+        runId,
+        agent: 'a',
+        kind: 'agent.started',
+        data: {
+          profile: 'coder',
+          model: 'm',
+          system: 'long prompt',
+          task: 'the task',
+          tools: ['bash'],
+          maxSteps: 9,
+        },
+      },
+      warning(runId, 'a', 'kept'),
+    ]);
+    const full = await log.read(runId);
+    const slim = await log.read(runId, { slim: true });
+    expect(full[0]!.data).toEqual(tool);
+    const { content: _content, ...withoutContent } = tool;
+    expect(slim[0]!.data).toEqual(withoutContent);
+    expect(slim[1]!.data).toEqual({ profile: 'coder', model: 'm', tools: ['bash'], maxSteps: 9 });
+    expect(slim[2]!.data).toEqual(full[2]!.data);
+    expect(slim.map((e) => e.hash)).toEqual(full.map((e) => e.hash));
+  });
+
   it('groups concurrent appends into few INSERT statements', async () => {
     const runId = testRunId('group');
     const log = stores[2]!.log;
