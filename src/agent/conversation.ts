@@ -17,6 +17,11 @@ export interface ConversationState {
   pendingCalls: ToolCall[];
   /** True when the last model response asked for no tools: the agent gave its final answer. */
   answered: boolean;
+  /**
+   * True when the last model response was cut off at the output-token limit: its tool calls may have
+   * incomplete arguments, so the loop refuses them instead of running them.
+   */
+  truncated: boolean;
   finalText: string;
   /** Set when the agent already finished (agent.finished logged). */
   finished: { status: 'done' | 'failed' | 'stopped'; stopReason: string; reason: string } | null;
@@ -30,6 +35,7 @@ export function initialConversation(task: string): ConversationState {
     steps: 0,
     pendingCalls: [],
     answered: false,
+    truncated: false,
     finalText: '',
     finished: null,
     interrupts: [],
@@ -58,6 +64,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       state.steps += 1;
       state.pendingCalls = [...turn.toolCalls];
       state.answered = turn.toolCalls.length === 0;
+      state.truncated = turn.stopReason === 'max_tokens';
       state.finalText = turn.text;
       return;
     }
@@ -94,6 +101,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       state.messages.push({ role: 'user', content: data.prompt });
       state.finished = null;
       state.answered = false;
+      state.truncated = false;
       state.pendingCalls = [];
       return;
     }

@@ -124,12 +124,14 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     // 1. Finish the tool calls of the last response that have no logged result (after a crash too).
     //    Consecutive calls of tools marked `parallel` (e.g. assign_task) run together; their results
     //    enter the conversation as they finish, which is also their order in the log (so replay agrees).
+    //    A response cut off at the output-token limit has its calls refused, as results the model reads.
+    const refusal = state.truncated ? truncatedRefusal(spec.provider.model.maxOutput) : null;
     for (const batch of toolBatches(state.pendingCalls, toolsByName)) {
       if (deps.signal?.aborted) break;
       const done = new Set<string>();
       await Promise.all(
         batch.map(async (call) => {
-          const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes);
+          const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes, refusal);
           state.messages.push({
             role: 'tool',
             toolCallId: call.id,
@@ -236,8 +238,14 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     state.steps = step;
     state.pendingCalls = [...turn.toolCalls];
     state.answered = turn.toolCalls.length === 0;
+    state.truncated = turn.stopReason === 'max_tokens';
     state.finalText = turn.text;
   }
+}
+
+/** The tool result of every call of a response cut off at the output-token limit. */
+export function truncatedRefusal(maxOutput: number): string {
+  return `not run: your response was cut off at the output-token limit (${maxOutput} tokens), so its tool arguments may be incomplete; send a shorter call (split large content over several calls)`;
 }
 
 async function executeToolCall(
@@ -247,9 +255,11 @@ async function executeToolCall(
   deps: AgentDeps,
   step: number,
   writes: PendingWrites,
+  /** Set: the call is not run; this is its (error) result. */
+  refusal: string | null,
 ): Promise<ToolResult> {
   // Side effects only after the log holds the response that asked for them.
-  if (toolsByName.get(call.name)?.mutates) await writes.settle();
+  if (!refusal && toolsByName.get(call.name)?.mutates) await writes.settle();
   writes.track(
     appendFor(deps, spec, 'tool.started', {
       step,
@@ -259,7 +269,9 @@ async function executeToolCall(
     }),
   );
   const started = performance.now();
-  const raw = await invokeTool(call, toolsByName, { signal: deps.signal, callId: call.id, step });
+  const raw: ToolResult = refusal
+    ? { isError: true, content: refusal }
+    : await invokeTool(call, toolsByName, { signal: deps.signal, callId: call.id, step });
   const content = deps.scrubber.scrub(raw.content);
   const finished = appendFor(deps, spec, 'tool.finished', {
     step,
