@@ -4,7 +4,7 @@ import type { ContextKind } from '../core/events.js';
 export type { ContextKind } from '../core/events.js';
 
 /** Expected failures are data: a clear message the caller (or the model) can act on. */
-export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+export type { Result } from '../lang/result.js';
 
 export const CONTEXT_KINDS: readonly ContextKind[] = ['OBSERVED', 'FACT', 'FAIL', 'CLAIM', 'PATCH'];
 

@@ -5,8 +5,10 @@
  * Why not global fetch: measured at 1,000 concurrent callers x 6 calls against a local server,
  * fetch (undici) cost ~1.0-1.3 ms CPU per call against ~0.35 ms for node:http with a keep-alive agent.
  */
+
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Result } from '../lang/result.js';
 import { createSseParser, type SseEvent } from './sse.js';
 import type { CallOptions, ModelError, ModelErrorKind } from './types.js';
 
@@ -38,7 +40,7 @@ const MAX_ERROR_BODY = 64 * 1024;
 
 /** An error found while reading a response; the caller adds the attempt count. */
 export type HttpError = Omit<ModelError, 'attempts'>;
-export type ReadResult<T> = { ok: true; value: T } | { ok: false; error: HttpError };
+export type ReadResult<T> = Result<T, HttpError>;
 /** Reads a 2xx response body. Called once per attempt. */
 export type BodyReader<T> = (res: IncomingMessage) => Promise<ReadResult<T>>;
 export type PostResult<T> = { ok: true; value: T; attempts: number } | { ok: false; error: ModelError };

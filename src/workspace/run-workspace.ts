@@ -5,8 +5,10 @@
  * fetched into the user's repository as `colony/<run-id>`. Worktrees share the hub's object store, so a
  * thousand agents need a thousand checkouts, not a thousand copies of the history.
  */
+
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Result } from '../lang/result.js';
 import type { EventLog } from '../store/types.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
@@ -20,7 +22,7 @@ export interface AgentWorkspace {
   branch: string;
 }
 
-export type WorkspaceResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type WorkspaceResult<T> = Result<T>;
 
 export class RunWorkspace {
   readonly hubPath: string;
