@@ -1,9 +1,11 @@
 /**
- * Profiles decide an agent's tool set. `explore`, `reviewer` and `plan` are read-only: no bash, since
- * no sandbox enforces read-only commands. `coder` and `integrator` have every tool (the integrator is
+ * Profiles decide an agent's tool set. `explore`, `reviewer` and `plan` are read-only: they get bash
+ * only in a sandbox that binds their checkout read-only (`ProfileOptions.bash.sandbox`, src/sandbox/),
+ * none without one. `coder` and `integrator` have every tool (the integrator is
  * the agent that merges, builds and tests; topologies give it the integration tools). A config may
  * define more profiles on top of these (`ProfileDefinition`: a base profile, a model, a step cap).
  */
+import { readOnlySandbox } from '../sandbox/index.js';
 import {
   type BashToolOptions,
   createBashTool,
@@ -38,8 +40,12 @@ export function toolsForProfile(
   switch (profile) {
     case 'explore':
     case 'reviewer':
-    case 'plan':
-      return { ok: true, tools: readOnly };
+    case 'plan': {
+      const sandbox = options.bash?.sandbox;
+      if (!sandbox) return { ok: true, tools: readOnly };
+      const bash = createBashTool(root, { ...options.bash, sandbox: readOnlySandbox(sandbox) });
+      return { ok: true, tools: [...readOnly, bash] };
+    }
     case 'coder':
     case 'integrator':
       return {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { containCommand, type Sandbox } from '../sandbox/index.js';
 
 export interface CommandResult {
   exitCode: number | null;
@@ -9,15 +10,30 @@ export interface CommandResult {
 
 const OUTPUT_CAP = 20_000;
 
+export interface ShellCommandOptions {
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /**
+   * Contain the command in this sandbox (it runs candidate code: setup, verify, merge checks); `cwd`
+   * is its checkout. Without one (null, the default) it runs as Colony's user with `env`.
+   */
+  sandbox?: Sandbox | null;
+}
+
 /** Runs a user-given shell command (setup, verify) in a folder; output is combined and capped (tail kept). */
 export function runShellCommand(
   command: string,
   cwd: string,
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: ShellCommandOptions = {},
 ): Promise<CommandResult> {
   const started = performance.now();
+  const env = options.env ?? process.env;
+  const spawned = options.sandbox
+    ? containCommand(options.sandbox, ['bash', '-c', command], { cwd, baseEnv: env })
+    : { file: 'bash', args: ['-c', command], env };
   return new Promise((resolvePromise) => {
-    const child = spawn('bash', ['-c', command], { cwd, env: options.env ?? process.env, detached: true });
+    // Its own process group (killed whole on time-out); a sandbox dies with bwrap, which leads it.
+    const child = spawn(spawned.file, spawned.args, { cwd, env: spawned.env, detached: true });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');

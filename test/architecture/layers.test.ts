@@ -10,7 +10,7 @@ const LAYERS: string[][] = [
   ['lang'],
   ['model'],
   ['core'],
-  ['store', 'tool', 'view'],
+  ['store', 'tool', 'view', 'sandbox'],
   ['agent'],
   ['run'],
   ['coord', 'workspace', 'workflow'],

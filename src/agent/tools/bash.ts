@@ -7,9 +7,15 @@
  * inside it: the command runs under a small wrapper whose background `read` waits on a stdin pipe from
  * Node that Node never writes to. When Node dies the kernel closes its end, `read` sees EOF and the
  * watchdog kills the whole group, so no command outlives the process that would record its result.
+ *
+ * With a sandbox (`BashToolOptions.sandbox`, src/sandbox/) the wrapper runs inside bubblewrap: Node
+ * starts bwrap in the process group instead, killing the group kills bwrap, and `--die-with-parent`
+ * plus the sandbox's own PID namespace take every process of the command down with it.
  */
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { z } from 'zod';
+import { containCommand, type Sandbox } from '../../sandbox/index.js';
 import { defineTool, errorMessage } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { agentEnv } from './env.js';
@@ -48,6 +54,11 @@ export interface BashToolOptions {
   env?: Record<string, string>;
   defaultTimeoutS?: number;
   maxOutputChars?: number;
+  /**
+   * How the command is contained: in this bubblewrap sandbox (the worktree read-write, or read-only
+   * when `writable` is false; environment from the allow-list only), or not at all (null, the default).
+   */
+  sandbox?: Sandbox | null;
 }
 
 const schema = z.object({
@@ -69,13 +80,18 @@ export function createBashTool(root: string, options: BashToolOptions = {}): Too
       'Run a shell command with bash in the worktree root and return its combined stdout and stderr ' +
       `and exit code. Default time-out ${defaultTimeoutS} s (timeout_s, at most ${BASH_MAX_TIMEOUT_S}); ` +
       `output over ${maxOutputChars} characters keeps its head and tail. No stdin; background ` +
-      'processes are killed when the command ends. Secrets are not in the environment.',
+      'processes are killed when the command ends. Secrets are not in the environment.' +
+      sandboxNote(options.sandbox),
     schema,
     mutates: true,
     run(args, context) {
-      return runBash(root, args.command, {
+      const argv = ['bash', '-c', WRAPPER, 'colony-bash', args.command];
+      const baseEnv = options.baseEnv ?? process.env;
+      const spawned = options.sandbox
+        ? containCommand(options.sandbox, argv, { cwd: root, baseEnv, extraEnv: options.env })
+        : { file: argv[0] as string, args: argv.slice(1), env: agentEnv(baseEnv, options.env) };
+      return runBash(root, spawned, {
         timeoutMs: (args.timeout_s ?? defaultTimeoutS) * 1000,
-        env: agentEnv(options.baseEnv ?? process.env, options.env),
         maxOutputChars,
         signal: context.signal,
       });
@@ -83,14 +99,27 @@ export function createBashTool(root: string, options: BashToolOptions = {}): Too
   });
 }
 
+function sandboxNote(sandbox: Sandbox | null | undefined): string {
+  if (!sandbox) return '';
+  const files = sandbox.writable
+    ? 'the worktree is the only folder it may change (besides a private /tmp)'
+    : 'the worktree is read-only (a private /tmp is writable)';
+  return ` It runs in a sandbox: ${files}; ${sandbox.network ? 'network allowed' : 'no network'}.`;
+}
+
+interface Spawned {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
 interface RunOptions {
   timeoutMs: number;
-  env: Record<string, string>;
   maxOutputChars: number;
   signal: AbortSignal | undefined;
 }
 
-function runBash(root: string, command: string, options: RunOptions): Promise<ToolResult> {
+function runBash(root: string, spawned: Spawned, options: RunOptions): Promise<ToolResult> {
   if (options.signal?.aborted) return Promise.resolve(fail('aborted before the command started'));
   return new Promise((resolve) => {
     const output = new OutputCap(options.maxOutputChars);
@@ -99,9 +128,9 @@ function runBash(root: string, command: string, options: RunOptions): Promise<To
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
 
-    const child = spawn('bash', ['-c', WRAPPER, 'colony-bash', command], {
+    const child = spawn(spawned.file, spawned.args, {
       cwd: root,
-      env: options.env,
+      env: spawned.env,
       detached: true, // own process group, so the whole tree can be killed at once
       // stdin is the watchdog's pipe: never written to nor closed while the command runs.
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -144,7 +173,9 @@ function runBash(root: string, command: string, options: RunOptions): Promise<To
       resolve(result);
     };
 
-    child.on('error', (error) => finish(fail(`could not start bash: ${errorMessage(error)}`)));
+    child.on('error', (error) =>
+      finish(fail(`could not start ${path.basename(spawned.file)}: ${errorMessage(error)}`)),
+    );
     child.on('exit', (code, signal) => {
       exitCode = code;
       exitSignal = signal;
