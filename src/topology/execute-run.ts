@@ -19,6 +19,7 @@ import { type RunSlotSettings, takeRunSlot } from '../run/run-slots-run.js';
 import type { RunSpec } from '../run/run-spec.js';
 import { parseStoredRunSpec } from '../run/run-spec-schema.js';
 import type { Store } from '../store/index.js';
+import { scrubbingLog } from '../store/scrubbing-log.js';
 import type { EventLog } from '../store/types.js';
 import { type RunSummary, summarise } from '../view/summary.js';
 import { orchestratedPhases } from './orchestrated.js';
@@ -80,7 +81,12 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
   }
   let slot: RunSlot | null = null;
   try {
-    const log: EventLog = options.onEvent ? observeLog(store.log, options.onEvent) : store.log;
+    const scrubber = createScrubber([...secretValuesFromEnv(options.env), ...(options.extraSecrets ?? [])]);
+    // Every event of the run is scrubbed at the store boundary, whoever appends it.
+    const log: EventLog = scrubbingLog(
+      options.onEvent ? observeLog(store.log, options.onEvent) : store.log,
+      scrubber,
+    );
     const taken = await takeRunSlot({
       store,
       runId: spec.runId,
@@ -91,7 +97,6 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
     });
     if (!taken.ok) return taken;
     slot = taken.slot;
-    const scrubber = createScrubber([...secretValuesFromEnv(options.env), ...(options.extraSecrets ?? [])]);
     if (options.resumed) {
       await store.runs.setRunOwner(spec.runId, process.pid, hostname());
       await store.runs.setRunStatus(spec.runId, 'running');
