@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { PROFILE_NAMES } from '../agent/profiles.js';
 import { parseDurationMs } from '../core/duration.js';
+import { isEnvName, SANDBOX_MODES } from '../sandbox/index.js';
 
 const pricesSchema = z.object({
   input: z.number().nonnegative(),
@@ -78,6 +79,12 @@ export const configSchema = z
     accept: z.string().min(1).optional(),
     /** orchestrated: fix rounds of the acceptance check at most (default 2). */
     acceptRounds: z.number().int().nonnegative().optional(),
+    /** Agents' commands in a bubblewrap sandbox: on (default; fails without it), auto, off (docs/sandbox.md). */
+    sandbox: z.enum(SANDBOX_MODES),
+    /** The sandbox shares the host's network (setup always does). */
+    allowNetwork: z.boolean(),
+    /** Variables passed into the sandbox by name (nothing else of Colony's environment is). */
+    passEnv: z.array(z.string().refine(isEnvName, 'expected a variable name like NPM_TOKEN')),
   })
   .strict();
 
@@ -95,6 +102,9 @@ export const DEFAULT_CONFIG: ColonyConfig = {
   stream: false,
   deadline: '24h',
   idle: '5m',
+  sandbox: 'on',
+  allowNetwork: false,
+  passEnv: [],
 };
 
 export type ConfigResult =
@@ -108,7 +118,11 @@ const ENV_KEYS: Record<string, keyof ColonyConfig> = {
   COLONY_BUDGET_USD: 'budgetUsd',
   COLONY_BUDGET_TOKENS: 'budgetTokens',
   COLONY_DEADLINE: 'deadline',
+  COLONY_SANDBOX: 'sandbox',
 };
+
+/** Keys whose environment value is text (the others are numbers). */
+const TEXT_KEYS = new Set<keyof ColonyConfig>(['model', 'deadline', 'sandbox']);
 
 export function loadConfig(options: {
   flags: Partial<ColonyConfig>;
@@ -123,7 +137,7 @@ export function loadConfig(options: {
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const value = options.env[name];
     if (value === undefined || value === '') continue;
-    fromEnv[key] = key === 'model' || key === 'deadline' ? value : Number(value);
+    fromEnv[key] = TEXT_KEYS.has(key) ? value : Number(value);
   }
   const merged: Record<string, unknown> = {
     ...DEFAULT_CONFIG,

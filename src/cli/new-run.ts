@@ -6,6 +6,7 @@ import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import type { RunSpec } from '../run/run-spec.js';
 import { storedRunSpec } from '../run/run-spec-schema.js';
+import { resolveSandboxSetting } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { inspectUserRepo } from '../workspace/repo.js';
 import { UsageError } from './args.js';
@@ -43,6 +44,12 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
   if (!inspected.ok) throw new UsageError(inspected.error);
   const repo = inspected.repo;
   const { config } = input;
+  // One clear error when the sandbox is wanted and cannot be had (never a silent fallback).
+  const sandbox = await resolveSandboxSetting(
+    { mode: config.sandbox, network: config.allowNetwork, passEnv: config.passEnv },
+    env,
+  );
+  if (!sandbox.ok) throw new UsageError(`run: ${sandbox.error}`);
   const spec: RunSpec = {
     runId: newRunId(),
     topology: input.topology ?? 'solo',
@@ -75,6 +82,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     modelTimeoutMs: config.modelTimeoutMs,
     maxRetries: config.maxRetries,
     bashTimeoutS: config.bashTimeoutS,
+    sandbox: sandbox.value,
   };
   const catalog = runCatalog(spec, env);
   const provider = catalog.provider();

@@ -1,3 +1,4 @@
+import { sandboxLine } from '../view/sandbox.js';
 import type { RunSummary, TokenAccount } from '../view/summary.js';
 
 /** Agents listed by `show`; the rest (by tokens) are counted in one line. */
@@ -24,6 +25,7 @@ export function formatSummary(s: RunSummary): string {
       `  acceptance: ${s.acceptance.passed ? 'passed' : 'failed'} after ${s.acceptance.round} fix round(s)`,
     );
   for (const hit of s.limitsHit) lines.push(`  limit hit: ${hit.limit} = ${hit.value} (used ${hit.used})`);
+  if (s.sandbox) lines.push(`  ${sandboxLine(s.sandbox)}`);
   if (s.resultBranch)
     lines.push(`  result branch: ${s.resultBranch} (in your repository: git diff HEAD...${s.resultBranch})`);
   if (s.agents > 1) lines.push(...accountTable(s));

@@ -13,6 +13,7 @@ import type {
   MessageItem,
   CompactRunView as RunView,
 } from '../view/compact-types.js';
+import { sandboxLine } from '../view/sandbox.js';
 import { AGENT_STATES } from '../view/types.js';
 import { getJson, postJson, streamUrl, token } from './api.js';
 import { renderUsageCharts, toChartInput } from './charts.js';
@@ -275,6 +276,17 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
         'Verify',
         v.verify ? (v.verify.passed ? 'passed' : 'failed') : '–',
         v.verify ? (v.verify.passed ? 'good' : 'bad') : '',
+      ),
+      card(
+        'Sandbox',
+        v.sandbox
+          ? h(
+              'span',
+              { title: sandboxLine(v.sandbox), 'data-sandbox': v.sandbox.enabled ? 'on' : 'off' },
+              v.sandbox.enabled ? (v.sandbox.network ? 'on (network)' : 'on') : 'OFF',
+            )
+          : '–',
+        v.sandbox ? (v.sandbox.enabled ? 'good' : 'bad') : '',
       ),
     );
     clear(

@@ -79,6 +79,15 @@ export const runSpecSchema = z.strictObject({
   modelTimeoutMs: positiveInt,
   maxRetries: z.number().int().nonnegative(),
   bashTimeoutS: positiveInt,
+  // Optional: a spec stored before the sandbox reads back as not contained (as it ran); same version.
+  sandbox: z
+    .strictObject({
+      enabled: z.boolean(),
+      network: z.boolean(),
+      passEnv: z.array(z.string()),
+      offReason: z.string().optional(),
+    })
+    .optional(),
 });
 
 // The schema and the RunSpec type must describe the same thing: this fails to compile when they drift.

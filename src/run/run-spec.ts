@@ -4,6 +4,7 @@
  */
 import type { ProfileDefinition } from '../agent/profiles.js';
 import type { ModelRecord } from '../model/types.js';
+import type { SandboxSetting } from '../sandbox/setting.js';
 
 export interface RunSpec {
   runId: string;
@@ -61,6 +62,12 @@ export interface RunSpec {
   modelTimeoutMs: number;
   maxRetries: number;
   bashTimeoutS: number;
+  /**
+   * How agents' commands, setup and checks are contained (docs/sandbox.md): resolved from `--sandbox`,
+   * `--allow-network` and `--pass-env` when the run is created, so a resumed run keeps it. Absent (a
+   * spec written before the sandbox, or built by hand): not contained, and summaries say so.
+   */
+  sandbox?: SandboxSetting;
 }
 
 export const SOLO_AGENT = 'solo';

@@ -18,6 +18,7 @@ import type { RunSlot } from '../run/run-slots.js';
 import { type RunSlotSettings, takeRunSlot } from '../run/run-slots-run.js';
 import type { RunSpec } from '../run/run-spec.js';
 import { parseStoredRunSpec } from '../run/run-spec-schema.js';
+import { openSandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { scrubbingLog } from '../store/scrubbing-log.js';
 import type { EventLog } from '../store/types.js';
@@ -70,6 +71,9 @@ export type ExecuteResult = { ok: true; summary: RunSummary } | { ok: false; err
 
 export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult> {
   const { store, spec } = options;
+  // A run that started sandboxed is resumed sandboxed: refuse where bubblewrap is missing.
+  const sandbox = await openSandbox(spec.sandbox, options.env);
+  if (!sandbox.ok) return { ok: false, error: sandbox.error };
   const lock = await store.tryLockRun(spec.runId);
   if (!lock.ok) {
     return {
@@ -144,6 +148,7 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
       endCause: () => control.cause,
       endRun: (cause) => control.end(cause),
       commandEnv: agentEnv(options.env),
+      sandbox: sandbox.value,
       injectorFor: (agent) => directMessageInjector(coord.messages, spec.runId, agent),
       setRunStatus: async (status) => {
         await store.runs.setRunStatus(spec.runId, status);

@@ -84,8 +84,9 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
         // merge_request returns its outcome to the subagent itself; no shared context to post to.
         hooks: { postEntry: async () => {}, sendDirect: async () => {} },
         env: ctx.commandEnv,
+        sandbox: ctx.sandbox,
       });
-      const bash = { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS };
+      const bash = { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox };
       // The scheduler is built after the team has read the log, so start counts survive a resume.
       let scheduler: Scheduler | null = null;
       const team = new Team({
@@ -181,6 +182,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
             commands: [...(spec.verify ? [spec.verify] : []), spec.accept],
             setup: spec.setup,
             env: ctx.commandEnv,
+            sandbox: ctx.sandbox,
             rounds: spec.acceptRounds ?? DEFAULT_ACCEPT_ROUNDS,
             emit: (kind, data) => emit(kind, data, ACCEPTANCE_AGENT),
             emitFinished: (data) => emit('acceptance.finished', data),

@@ -84,6 +84,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         log,
         hooks: coordinationHooks(coord, spec.runId),
         env: ctx.commandEnv,
+        sandbox: ctx.sandbox,
         // Wider swarms submit faster: bigger batches amortise the checkout and verify (bisected on failure).
         batchSize: Math.min(32, Math.max(8, Math.floor((spec.concurrency ?? DEFAULT_CONCURRENCY) / 4))),
         ...(integrators.length > 0
@@ -187,7 +188,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
         if (!ws.ok) return { agent, started: false, error: ws.error };
         const { worktree, branch } = ws.value;
         const base = toolsForProfile('coder', worktree, {
-          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
+          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
         });
         if (!base.ok) return { agent, started: false, error: base.error };
         const isIntegrator = integrators.includes(agent);

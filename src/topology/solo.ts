@@ -25,6 +25,7 @@ import type { Message, Provider } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import type { EndCause } from '../run/run-control.js';
 import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from '../run/run-spec.js';
+import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import { createHub } from '../workspace/hub.js';
 import { fetchResult } from '../workspace/result.js';
@@ -44,6 +45,11 @@ export interface SoloContext {
   endRun?: (cause: EndCause) => void;
   /** Environment for setup/verify commands (secrets removed). */
   commandEnv: NodeJS.ProcessEnv;
+  /**
+   * Where agents' commands, setup and checks run (src/sandbox/; setup gets the network): null when
+   * the run is not contained (`--sandbox off`).
+   */
+  sandbox: Sandbox | null;
   /**
    * The direct-message injector of one agent of this run (the loop's `beforeModelCall`): every agent
    * of every topology gets it, so `colony send --to AGENT` reaches any of them.
@@ -86,7 +92,10 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         });
       }
       if (spec.setup && !(await logged('setup.finished'))) {
-        const result = await runShellCommand(spec.setup, paths.worktree, { env: ctx.commandEnv });
+        const result = await runShellCommand(spec.setup, paths.worktree, {
+          env: ctx.commandEnv,
+          sandbox: setupSandbox(ctx.sandbox),
+        });
         await emit('setup.finished', {
           command: spec.setup,
           exitCode: result.exitCode,
@@ -106,7 +115,7 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         | StoredEvent<'agent.started'>
         | undefined;
       const tools = toolsForProfile(spec.profile, paths.worktree, {
-        bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
+        bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
       });
       if (!tools.ok) throw new Error(tools.error);
       let system = started?.data.system;
@@ -183,7 +192,10 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
 
       let verifyPassed: boolean | null = null;
       if (spec.verify && worktreeExists) {
-        const result = await runShellCommand(spec.verify, paths.worktree, { env: ctx.commandEnv });
+        const result = await runShellCommand(spec.verify, paths.worktree, {
+          env: ctx.commandEnv,
+          sandbox: ctx.sandbox,
+        });
         verifyPassed = result.exitCode === 0;
         await emit('verify.finished', {
           command: spec.verify,

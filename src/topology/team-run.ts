@@ -38,6 +38,7 @@ export function openTeamRun(ctx: SoloContext, workspaceLog: EventLog = ctx.log):
     log: workspaceLog,
     setup: spec.setup,
     env: ctx.commandEnv,
+    sandbox: ctx.sandbox,
   });
   return { dir, workspace, emit };
 }
@@ -54,6 +55,7 @@ export function hubMainVerifier(ctx: SoloContext, run: TeamRun): MainVerifier | 
     verify: spec.verify,
     setup: spec.setup,
     env: ctx.commandEnv,
+    sandbox: ctx.sandbox,
     emit: (kind, data) => run.emit(kind, data),
   });
 }

@@ -59,11 +59,12 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         commit: HUB_MAIN,
         setup: spec.setup,
         env: ctx.commandEnv,
+        sandbox: ctx.sandbox,
       });
       if (prepared.kind === 'error') return { exitCode: null, output: prepared.error, durationMs: 0 };
       if (prepared.kind === 'setup_failed')
         return { ...prepared.setup, output: `setup failed before the command:\n${prepared.setup.output}` };
-      return runShellCommand(command, checkout, { env: ctx.commandEnv });
+      return runShellCommand(command, checkout, { env: ctx.commandEnv, sandbox: ctx.sandbox });
     });
     mainLock = next.catch(() => {});
     return next;
@@ -89,6 +90,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         log,
         hooks: logOnlyHooks(log, spec.runId),
         env: ctx.commandEnv,
+        sandbox: ctx.sandbox,
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
@@ -122,7 +124,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
           root = await readonlyRoot();
         }
         const tools = toolsForProfile(request.profile, root, {
-          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS },
+          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
         });
         if (!tools.ok) return { ok: false, error: tools.error };
         const history = await log.read(spec.runId, { agent });

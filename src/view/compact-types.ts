@@ -5,6 +5,7 @@
  */
 import type { ContextKind, UsageTotals } from '../core/events.js';
 import type { LimitRow } from './limits.js';
+import type { SandboxView } from './sandbox.js';
 import type { AgentState, CriticalPath, MergeStatus, VerifyView } from './types.js';
 
 /** Timeline segment kinds (numeric so a 1,000-agent timeline stays small on the wire). */
@@ -134,4 +135,6 @@ export interface CompactRunView {
   claims: ClaimItem[];
   limits: LimitRow[];
   limitsHit: LimitHitItem[];
+  /** How agents' commands are contained (null before run.started); off is shown as a warning. */
+  sandbox: SandboxView | null;
 }

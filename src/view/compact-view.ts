@@ -19,6 +19,7 @@ import { criticalPath } from './critical-path.js';
 import { limitRows } from './limits.js';
 import type { RunState } from './run-state.js';
 import { byName, countByState, viewAgents, viewEndMs, viewLanes, viewTotals } from './run-view.js';
+import { sandboxView } from './sandbox.js';
 import type {
   AgentState,
   AgentView,
@@ -230,5 +231,6 @@ export function toCompactView(state: RunState, nowMs: number): CompactRunView {
       agent: l.agent,
       ts: iso(l.tMs),
     })),
+    sandbox: sandboxView(state.config),
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { RunStatus, StoredEvent, UsageTotals } from '../core/events.js';
 import { computeMetrics, type UsageAccount } from './metrics.js';
+import { type SandboxView, sandboxView } from './sandbox.js';
 
 /** Tokens and cost of one agent or role: uncached input, cached input and output apart. */
 export interface TokenAccount {
@@ -35,6 +36,8 @@ export interface RunSummary {
   limitsHit: Array<{ limit: string; value: number; used: number }>;
   /** orchestrated: the acceptance check's last round (0 = the first check), or null without --accept. */
   acceptance: { round: number; passed: boolean } | null;
+  /** How agents' commands were contained (null before run.started); docs/sandbox.md. */
+  sandbox: SandboxView | null;
   events: number;
   // Team metrics (src/view/metrics.ts; docs/orchestrated.md).
   criticalSteps: number;
@@ -74,6 +77,7 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
     verify: null,
     limitsHit: [],
     acceptance: null,
+    sandbox: null,
     events: events.length,
     ...teamMetrics(events),
   };
@@ -89,6 +93,7 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
         summary.topology = data.topology;
         summary.goal = data.goal;
         summary.model = data.model;
+        summary.sandbox = sandboxView(data.config);
         break;
       }
       case 'agent.started':

@@ -3,6 +3,7 @@
  * checkout beside the agents' worktrees: whatever an earlier check left there is removed first, and
  * the run's setup command runs before the check.
  */
+import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import { git } from './git.js';
 import { HUB_MAIN } from './hub.js';
 import { type CommandResult, runShellCommand } from './shell-command.js';
@@ -28,6 +29,8 @@ export async function checkoutForCheck(options: {
   commit: string;
   setup?: string;
   env: NodeJS.ProcessEnv;
+  /** The run's sandbox (setup runs in it with network); null: uncontained. */
+  sandbox?: Sandbox | null;
 }): Promise<CheckoutForCheck> {
   const { hubPath, checkout } = options;
   await git(['worktree', 'remove', '--force', '--force', checkout], { cwd: hubPath });
@@ -37,6 +40,9 @@ export async function checkoutForCheck(options: {
   });
   if (!added.ok) return { kind: 'error', error: `could not check out hub main: ${added.stderr}` };
   if (!options.setup) return { kind: 'ready' };
-  const setup = await runShellCommand(options.setup, checkout, { env: options.env });
+  const setup = await runShellCommand(options.setup, checkout, {
+    env: options.env,
+    sandbox: setupSandbox(options.sandbox),
+  });
   return setup.exitCode === 0 ? { kind: 'ready' } : { kind: 'setup_failed', setup };
 }

@@ -9,6 +9,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../lang/result.js';
+import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
@@ -37,6 +38,8 @@ export class RunWorkspace {
       log: EventLog;
       setup?: string;
       env?: NodeJS.ProcessEnv;
+      /** Where the setup command runs (with network); null: uncontained. */
+      sandbox?: Sandbox | null;
     },
   ) {
     this.hubPath = join(options.runDir, 'hub.git');
@@ -81,7 +84,10 @@ export class RunWorkspace {
       });
     }
     if (setup && (main.created || !existing.some((e) => e.kind === 'setup.finished'))) {
-      const result = await runShellCommand(setup, worktree, { env: this.options.env });
+      const result = await runShellCommand(setup, worktree, {
+        env: this.options.env,
+        sandbox: setupSandbox(this.options.sandbox),
+      });
       await log.append({
         runId,
         agent,

@@ -1,3 +1,4 @@
+import { isEnvName, SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { exitCodeFor } from '../../view/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
@@ -43,6 +44,13 @@ never touched. The result is fetched into your repository as the branch colony/<
   --budget-tokens N    hard token limit
   --profile NAME       coder (default), explore or reviewer
   --stream             stream model responses
+  --sandbox MODE       on (default): every command an agent starts, and setup, verify and merge checks,
+                       runs in a bubblewrap sandbox that sees only its own checkout (fails without
+                       bubblewrap); auto: on when available, else off; off: uncontained, as your user
+                       (the summary warns); see docs/sandbox.md
+  --allow-network      the sandbox shares your network (default: none; --setup always has it)
+  --pass-env NAME      pass this environment variable into the sandbox (repeatable; nothing else of
+                       your environment is passed: no API keys)
   --max-runs N         most runs at once on this server (store) (default 10, or COLONY_MAX_RUNS)
   --wait-for-slot      when that many runs are running, wait for one to finish (the default)
   --no-wait            fail at once instead of waiting for a run slot
@@ -75,6 +83,9 @@ const OPTIONS = {
   'budget-tokens': { type: 'string' },
   profile: { type: 'string' },
   stream: { type: 'boolean' },
+  sandbox: { type: 'string' },
+  'allow-network': { type: 'boolean' },
+  'pass-env': { type: 'string', multiple: true },
   'max-runs': { type: 'string' },
   'wait-for-slot': { type: 'boolean' },
   'no-wait': { type: 'boolean' },
@@ -116,6 +127,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       stream: values.stream,
       deadline: values.deadline,
       idle: values.idle,
+      ...sandboxFlags(values),
       ...team,
     },
     env: process.env,
@@ -151,6 +163,11 @@ export async function runCommand(argv: string[]): Promise<number> {
     },
     process.env,
   );
+  const sandbox = prepared.spec.sandbox;
+  if (sandbox && !sandbox.enabled)
+    process.stderr.write(
+      `warning: no sandbox (${sandbox.offReason ?? 'off'}): agents' commands run uncontained, as your user\n`,
+    );
   if (prepared.dirty.length > 0) {
     process.stderr.write(
       `warning: ${prepared.dirty.length} uncommitted change(s) in ${prepared.spec.repo} are NOT included; the run starts from ${prepared.spec.baseRef} (${prepared.spec.baseCommit.slice(0, 10)})\n`,
@@ -173,9 +190,23 @@ export async function runCommand(argv: string[]): Promise<number> {
   });
 }
 
+/** --sandbox, --allow-network, --pass-env as config flags (validated with the rest of the config). */
+function sandboxFlags(values: { sandbox?: string; 'allow-network'?: boolean; 'pass-env'?: string[] }) {
+  const mode = values.sandbox;
+  if (mode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(mode))
+    throw new UsageError(`run: --sandbox must be ${SANDBOX_MODES.join(', ')}, got "${mode}"`);
+  for (const name of values['pass-env'] ?? [])
+    if (!isEnvName(name)) throw new UsageError(`run: --pass-env needs a variable name, got "${name}"`);
+  return {
+    sandbox: mode as SandboxMode | undefined,
+    allowNetwork: values['allow-network'],
+    passEnv: values['pass-env'],
+  };
+}
+
 /** orchestrated: the acceptance check and scheduler limits from flags (validated here). */
 function teamFlags(
-  values: Record<string, string | boolean | undefined>,
+  values: Record<string, string | string[] | boolean | undefined>,
   topology: TopologyFlags['topology'],
 ): { accept?: string; acceptRounds?: number; limits?: { maxStartsPerAgent?: number; maxAgents?: number } } {
   const text = (name: string) => values[name] as string | undefined;

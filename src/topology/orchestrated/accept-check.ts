@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import type { EventKind, EventPayloads } from '../../core/events.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 
@@ -27,6 +28,7 @@ export interface AcceptCheckOptions {
   commands: string[];
   setup?: string;
   env: NodeJS.ProcessEnv;
+  sandbox?: Sandbox | null;
   emit: <K extends EventKind>(kind: K, data: EventPayloads[K]) => Promise<unknown>;
 }
 
@@ -44,6 +46,7 @@ export async function checkMain(
     commit,
     setup: o.setup,
     env: o.env,
+    sandbox: o.sandbox,
   });
   if (prepared.kind === 'error') return { ok: false, error: prepared.error };
   const checks: CheckResult[] = [];
@@ -64,7 +67,7 @@ export async function checkMain(
     return { ok: true, commit, checks };
   }
   for (const command of o.commands) {
-    const result = await runShellCommand(command, checkout, { env: o.env });
+    const result = await runShellCommand(command, checkout, { env: o.env, sandbox: o.sandbox });
     const passed = result.exitCode === 0;
     checks.push({ command, exitCode: result.exitCode, passed, output: result.output });
     await o.emit('verify.finished', {

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { EventKind, EventPayloads } from '../../core/events.js';
+import type { Sandbox } from '../../sandbox/index.js';
 import type { EventLog } from '../../store/types.js';
 import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
@@ -25,6 +26,7 @@ export function mainVerifier(options: {
   verify: string;
   setup?: string;
   env: NodeJS.ProcessEnv;
+  sandbox?: Sandbox | null;
   emit: <K extends EventKind>(kind: K, data: EventPayloads[K]) => Promise<unknown>;
 }): MainVerifier {
   let chain: Promise<unknown> = Promise.resolve();
@@ -45,6 +47,7 @@ export function mainVerifier(options: {
       commit,
       setup: options.setup,
       env: options.env,
+      sandbox: options.sandbox,
     });
     if (prepared.kind === 'error') throw new Error(`${prepared.error} (for verify)`);
     if (prepared.kind === 'setup_failed') {
@@ -59,7 +62,10 @@ export function mainVerifier(options: {
       });
       return { commit, passed: false };
     }
-    const result = await runShellCommand(options.verify, checkout, { env: options.env });
+    const result = await runShellCommand(options.verify, checkout, {
+      env: options.env,
+      sandbox: options.sandbox,
+    });
     const passed = result.exitCode === 0;
     await options.emit('verify.finished', {
       command: options.verify,

@@ -4,6 +4,7 @@
  * with verdicts cached by tree so that bisection never verifies a tree twice.
  */
 import path from 'node:path';
+import { setupSandbox } from '../../sandbox/index.js';
 import { git, gitError } from '../git.js';
 import { runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
@@ -77,7 +78,7 @@ export type Verdict =
 
 type VerifyOptions = Pick<
   IntegrationQueueOptions,
-  'runId' | 'workRoot' | 'setup' | 'verify' | 'env' | 'verifyTimeoutMs'
+  'runId' | 'workRoot' | 'setup' | 'verify' | 'env' | 'sandbox' | 'verifyTimeoutMs'
 >;
 
 /** Verifies candidates in the integration worktree (branch integration/<run>); one verdict per tree. */
@@ -99,7 +100,10 @@ export class CandidateVerifier {
     if (!wt.ok) return { passed: false, setupFailed: true, summary: wt.error, output: wt.error };
     const env = this.options.env ?? process.env;
     if (this.options.setup && !this.setupDone) {
-      const setup = await runShellCommand(this.options.setup, wt.path, { env });
+      const setup = await runShellCommand(this.options.setup, wt.path, {
+        env,
+        sandbox: setupSandbox(this.options.sandbox),
+      });
       if (setup.exitCode !== 0) {
         const summary = `setup \`${this.options.setup}\` failed (exit ${setup.exitCode})`;
         return { passed: false, setupFailed: true, summary, output: `${summary}\n${setup.output}` };
@@ -110,6 +114,7 @@ export class CandidateVerifier {
     this.stats.verifyRuns++;
     const run = await runShellCommand(this.options.verify, wt.path, {
       env,
+      sandbox: this.options.sandbox,
       timeoutMs: this.options.verifyTimeoutMs,
     });
     this.stats.verifyMs += run.durationMs;

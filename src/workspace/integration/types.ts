@@ -1,4 +1,5 @@
 /** Plain data of the integration queue: requests, outcomes, options and the hooks it calls. */
+import type { Sandbox } from '../../sandbox/index.js';
 import type { EventLog } from '../../store/types.js';
 import type { IntegrationLock } from './lock.js';
 
@@ -83,6 +84,8 @@ export interface IntegrationQueueOptions {
   batchSize?: number;
   /** Environment of setup and verify (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Where setup (with network) and the merge check run; null or absent: uncontained. */
+  sandbox?: Sandbox | null;
   verifyTimeoutMs?: number;
   /**
    * Serialises integration (and MR id allocation) across every queue of the run. Default: an
