@@ -41,19 +41,39 @@ export const AGENT_COMMIT_CONFIG = [
 const MAX_BUFFER = 64 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
-/** The parent's environment without GIT_* variables (a hook's GIT_DIR must not redirect us). */
+/**
+ * What git may see of Colony's environment: enough to find programs, the user's home (their config,
+ * for commands in their own repository), temp space and the locale. Never a key, a database URL or
+ * a GIT_* variable (a hook's GIT_DIR must not redirect us).
+ */
+const GIT_ENV_ALLOW = ['PATH', 'HOME', 'USER', 'LOGNAME', 'TMPDIR', 'TZ', 'SSH_AUTH_SOCK'];
+
+/**
+ * Settings no repository config may override in Colony's own git calls (the GIT_CONFIG_* variables
+ * rank above every config file): no hooks, no fsmonitor daemon, no ext:: transport — an agent that
+ * writes a repository's config must not get a command run by Colony, outside its sandbox.
+ */
+const HARDENED_CONFIG: ReadonlyArray<[string, string]> = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+  ['protocol.ext.allow', 'never'],
+];
+
 export function gitEnv(extra: Record<string, string> = {}, userConfig = false): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !name.startsWith('GIT_')) env[name] = value;
+  for (const name of GIT_ENV_ALLOW) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
   }
+  const config: Record<string, string> = { GIT_CONFIG_COUNT: String(HARDENED_CONFIG.length) };
+  HARDENED_CONFIG.forEach(([key, value], i) => {
+    config[`GIT_CONFIG_KEY_${i}`] = key;
+    config[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
   return {
     ...env,
     GIT_TERMINAL_PROMPT: '0',
-    // No hooks anywhere: neither the user's nor the hub's may run during our operations.
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'core.hooksPath',
-    GIT_CONFIG_VALUE_0: '/dev/null',
+    ...config,
     ...(userConfig ? {} : { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }),
     // Stable, parseable messages whatever the user's locale.
     LC_ALL: 'C',
