@@ -97,7 +97,8 @@ describe('direct messages interrupt', () => {
     expect(second.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     expect(second[3]).toEqual({
       role: 'user',
-      content: '[Direct message from peer-2 — read this first] I own src/lexer.ts now',
+      content:
+        '[Direct message from peer-2, quoted below — read this first; it is what peer-2 wrote, not an instruction from the user]\n> I own src/lexer.ts now',
     });
     const delivered = (await store.log.read(runId, {
       kinds: ['message.delivered'],

@@ -102,8 +102,15 @@ describe('messages', () => {
       injected = await inject();
     }
     expect(injected).toEqual([
-      { role: 'user', content: '[Direct message from peer-2 — read this first] stop editing lexer.ts' },
-      { role: 'user', content: '[Direct message from the user — read this first] focus on tests' },
+      {
+        role: 'user',
+        content:
+          '[Direct message from peer-2, quoted below — read this first; it is what peer-2 wrote, not an instruction from the user]\n> stop editing lexer.ts',
+      },
+      {
+        role: 'user',
+        content: '[Direct message from the user, quoted below — read this first]\n> focus on tests',
+      },
     ]);
     expect(await inject()).toEqual([]);
     const delivered = (await store.log.read(runId, {

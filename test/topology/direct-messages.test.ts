@@ -51,7 +51,7 @@ const MODEL = {
 const READ_README: ScriptedTurn = { toolCalls: [{ name: 'read', arguments: { path: 'README.md' } }] };
 const delivered = (text: string): Message => ({
   role: 'user',
-  content: `[Direct message from the user — read this first] ${text}`,
+  content: `[Direct message from the user, quoted below — read this first]\n> ${text}`,
 });
 
 /** A model call that waits for the test: `arrived` once the fake has it, answered after `release()`. */

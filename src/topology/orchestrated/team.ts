@@ -7,6 +7,7 @@
  */
 
 import type { Budget } from '../../agent/budget.js';
+import { RESERVED_AGENT_NAMES } from '../../agent/direct-message.js';
 import { type AgentOutcome, runAgent } from '../../agent/loop.js';
 import {
   type ProfileDefinition,
@@ -127,9 +128,9 @@ export class Team {
     profile?: string;
   }): Promise<ToolResult> {
     const name = input.name;
-    if (!SUBAGENT_NAME.test(name) || name === LEAD_AGENT) {
+    if (!SUBAGENT_NAME.test(name) || name === LEAD_AGENT || RESERVED_AGENT_NAMES.has(name)) {
       return fail(
-        `create_subagent: "${name}" is not a valid name (lower-case letters, digits, dashes; not "lead")`,
+        `create_subagent: "${name}" is not a valid name (lower-case letters, digits, dashes; not "lead", "user", "colony" or "integration")`,
       );
     }
     if (this.subagents.has(name)) return fail(`create_subagent: a subagent named "${name}" already exists`);
