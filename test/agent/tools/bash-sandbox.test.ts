@@ -84,6 +84,16 @@ describe('bash tool in the sandbox', () => {
     expect(await waitUntil(() => hostProcesses(m).length === 0)).toBe(true);
   });
 
+  it('kills even a process that left the group with setsid (the PID namespace ends)', async () => {
+    const m = marker();
+    const result = await createBashTool(root, { sandbox }).run(
+      { command: `setsid sleep ${m} & echo bye` },
+      {},
+    );
+    expect(result.content).toBe('bye\n\n[exit code 0]');
+    expect(await waitUntil(() => hostProcesses(m).length === 0)).toBe(true);
+  });
+
   it('honours the abort signal', async () => {
     const m = marker();
     const controller = new AbortController();
