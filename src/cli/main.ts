@@ -18,7 +18,8 @@ usage: colony <command> [options]
   verify RUN         re-check a run's hash chain
   models             known models and prices
   send RUN ...       message an agent (--to, interrupts) or a channel (--channel)
-  approve RUN MR     approve a merge request (runs with manual approval)
+  approve RUN MR     approve a merge request (runs with --approve-merges or --integrators)
+  reject RUN MR      reject a merge request waiting for approval (--reason TEXT)
   serve              the live web dashboard and JSON API (--port 7420, --host)
   stop RUN           stop a run (its process ends it as stopped)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
@@ -44,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   clean: async () => (await import('./commands/clean.js')).cleanCommand,
   send: async () => (await import('./commands/send.js')).sendCommand,
   approve: async () => (await import('./commands/approve.js')).approveCommand,
+  reject: async () => (await import('./commands/approve.js')).rejectCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   stop: async () => (await import('./commands/stop.js')).stopCommand,
 };

@@ -27,6 +27,8 @@ export interface NewRunInput {
   mergeVerify?: string;
   /** peers: how many peers also act as integrators. */
   integrators?: number;
+  /** peers, orchestrated, workflow: every verified merge waits for a person's approval. */
+  approveMerges?: boolean;
 }
 
 export interface PreparedRun {
@@ -74,6 +76,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     setup: config.setup,
     verify: config.verify,
     ...(input.mergeVerify !== undefined ? { mergeVerify: input.mergeVerify } : {}),
+    ...(input.approveMerges ? { approveMerges: true } : {}),
     maxSteps: config.maxSteps,
     budgetUsd: config.budgetUsd,
     budgetTokens: config.budgetTokens,

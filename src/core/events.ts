@@ -115,6 +115,8 @@ export interface EventPayloads {
   };
   'merge.awaiting_approval': { mr: number; commit: string };
   'merge.approved': { mr: number; by: string };
+  /** A reviewer outside the queue's process (`colony reject`, the dashboard) turned a request down. */
+  'merge.declined': { mr: number; by: string; reason: string };
   'workspace.synced': { branch: string; main: string; landedSince: number; conflicts: string[] };
 
   // Orchestrated topology — see docs/orchestrated.md. `task` ids are `task-<n>` in assignment order.

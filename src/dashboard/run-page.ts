@@ -1,9 +1,10 @@
 /// <reference lib="dom" />
 /**
  * A run, live: summary, agents (virtualised), Gantt timeline (canvas), tokens and cost, integration
- * queue, shared-context feed filterable by kind, messages with a send form, limits, claims, and the
- * stop action. The server sends a compact view; SSE says when the log grew and the view is
- * refetched (throttled), so a 100k-event run never streams its whole log to the browser.
+ * queue (Approve / Reject for a request waiting for approval), shared-context feed filterable by kind,
+ * messages with a send form, limits, claims, and the stop action. The server sends a compact view;
+ * SSE says when the log grew and the view is refetched (throttled), so a 100k-event run never streams
+ * its whole log to the browser.
  */
 
 import type {
@@ -199,18 +200,34 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
         h(
           'td',
           {},
-          m.status === 'awaiting_approval'
-            ? h(
-                'button',
-                {
-                  class: 'small-btn',
-                  type: 'button',
-                  'data-approve': m.mr,
-                  onclick: () => void approve(m.mr),
-                },
-                'Approve',
-              )
-            : '',
+          ...(m.status === 'awaiting_approval'
+            ? [
+                h(
+                  'button',
+                  {
+                    class: 'small-btn',
+                    type: 'button',
+                    'data-approve': m.mr,
+                    onclick: () => void approve(m.mr),
+                    disabled: token() === null,
+                    title: token() ? 'land this merge request' : 'needs the server token',
+                  },
+                  'Approve',
+                ),
+                h(
+                  'button',
+                  {
+                    class: 'small-btn',
+                    type: 'button',
+                    'data-reject': m.mr,
+                    onclick: () => void reject(m.mr),
+                    disabled: token() === null,
+                    title: token() ? 'send it back to its author with a reason' : 'needs the server token',
+                  },
+                  'Reject',
+                ),
+              ]
+            : []),
         ),
       ),
     );
@@ -228,6 +245,13 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
   async function approve(mr: number): Promise<void> {
     const r = await postJson(`/api/runs/${encodeURIComponent(runId)}/merges/${mr}/approve`);
     toast(r.ok ? `approved merge request ${mr}` : r.error, r.ok ? 'ok' : 'error');
+  }
+
+  async function reject(mr: number): Promise<void> {
+    const reason = prompt(`Reject merge request ${mr}: why? (its author reads this)`)?.trim();
+    if (!reason) return;
+    const r = await postJson(`/api/runs/${encodeURIComponent(runId)}/merges/${mr}/reject`, { reason });
+    toast(r.ok ? `rejected merge request ${mr}` : r.error, r.ok ? 'ok' : 'error');
   }
 
   async function stop(): Promise<void> {

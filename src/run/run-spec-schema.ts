@@ -54,6 +54,7 @@ export const runSpecSchema = z.strictObject({
   idleMs: positiveInt.optional(),
   claimLeaseMs: positiveInt.optional(),
   integrators: z.number().int().nonnegative().optional(),
+  approveMerges: z.boolean().optional(),
   maxSteps: positiveInt,
   leadMaxSteps: positiveInt.optional(),
   subagentMaxSteps: positiveInt.optional(),

@@ -42,6 +42,11 @@ export interface RunSpec {
   claimLeaseMs?: number;
   /** peers: peer-1 … peer-K also review and land others' merge requests (default 0: the queue lands them). */
   integrators?: number;
+  /**
+   * peers, orchestrated, workflow: every verified merge request waits for a person's approval
+   * (`colony approve` / `colony reject`, the dashboard) before it lands (default false).
+   */
+  approveMerges?: boolean;
   maxSteps: number;
   /** orchestrated: the lead's step cap (default: maxSteps) and a subagent's per task (default 100). */
   leadMaxSteps?: number;

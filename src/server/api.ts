@@ -1,6 +1,7 @@
 /**
  * The JSON API: runs, a run's view, agents, events, shared context, messages, claims, merge requests
- * and metrics (reads), and the user's actions: send a message, approve a merge request, stop a run.
+ * and metrics (reads), and the user's actions: send a message, approve or reject a merge request,
+ * stop a run.
  * Every read is computed from the event log (plus the context table for an entry's detail).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -18,7 +19,7 @@ import {
   toCompactView,
 } from '../view/compact-view.js';
 import { viewAgents, viewEndMs } from '../view/run-view.js';
-import { approveFromOutside } from '../workspace/integration/index.js';
+import { approveFromOutside, rejectFromOutside } from '../workspace/integration/index.js';
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
 import { listRunItems } from './run-list.js';
 import type { RunTracker } from './run-tracker.js';
@@ -237,6 +238,20 @@ const routes: Route[] = [
     handler: async (_req, res, _url, [runId = '', mr = '0'], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
       const result = await approveFromOutside(deps.store.log, runId, Number(mr), USER_SENDER);
+      if (!result.ok) return sendError(res, 409, result.error);
+      sendJson(res, 200, { ok: true });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: new RegExp(`^/api/runs/${SEG}/merges/(\\d+)/reject$`),
+    handler: async (req, res, _url, [runId = '', mr = '0'], deps) => {
+      const body = await readJsonBody(req);
+      if (!body.ok) return sendError(res, 400, body.error);
+      const reason = typeof body.value.reason === 'string' ? body.value.reason.trim().slice(0, 2000) : '';
+      if (reason === '') return sendError(res, 400, 'reason is required (the agent reads it)');
+      if (!(await runOr404(deps, res, runId))) return;
+      const result = await rejectFromOutside(deps.store.log, runId, Number(mr), reason, USER_SENDER);
       if (!result.ok) return sendError(res, 409, result.error);
       sendJson(res, 200, { ok: true });
     },

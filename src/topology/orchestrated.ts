@@ -25,7 +25,7 @@ import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
 import type { SoloContext, SoloResult } from './solo.js';
-import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
+import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun } from './team-run.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
 
@@ -85,6 +85,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
         hooks: { postEntry: async () => {}, sendDirect: async () => {} },
         env: ctx.commandEnv,
         sandbox: ctx.sandbox,
+        ...mergeApproval(ctx),
       });
       const bash = { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox };
       // The scheduler is built after the team has read the log, so start counts survive a resume.

@@ -28,7 +28,7 @@ import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix 
 import { Semaphore } from './peers/semaphore.js';
 import { NUDGE_TEXT, startWatchdog } from './peers/watchdog.js';
 import type { SoloContext, SoloResult } from './solo.js';
-import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
+import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun } from './team-run.js';
 
 export const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_IDLE_MS = 5 * 60_000;
@@ -102,7 +102,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
                 });
               },
             }
-          : {}),
+          : mergeApproval(ctx)),
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {

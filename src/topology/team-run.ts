@@ -8,6 +8,7 @@ import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '.
 import { runDir } from '../core/home.js';
 import { resultBranchName } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
+import type { IntegrationQueueOptions } from '../workspace/integration/index.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { type MainVerifier, mainVerifier } from './peers/verify-main.js';
 import type { SoloContext, SoloResult } from './solo.js';
@@ -41,6 +42,18 @@ export function openTeamRun(ctx: SoloContext, workspaceLog: EventLog = ctx.log):
     sandbox: ctx.sandbox,
   });
   return { dir, workspace, emit };
+}
+
+/**
+ * The integration queue's approval for the run: with `approveMerges`, a person decides every verified
+ * merge request (`colony approve` / `colony reject`, the dashboard); otherwise none. Peers are told
+ * their request waits for approval and carry on; the decision reaches them as a direct message, and
+ * the queue stays open for decisions until the run ends. An orchestrated subagent's task or a workflow
+ * step ends with its merge and nothing would tell it later, so its merge_request waits for the decision.
+ */
+export function mergeApproval(ctx: SoloContext): Pick<IntegrationQueueOptions, 'approval' | 'signal'> {
+  if (!ctx.spec.approveMerges) return {};
+  return ctx.spec.topology === 'peers' ? { approval: 'human', signal: ctx.signal } : { approval: 'manual' };
 }
 
 /** The run's verify command on hub main (each commit verified once per run), or null without one. */

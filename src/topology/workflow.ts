@@ -35,7 +35,7 @@ import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { SoloContext, SoloResult } from './solo.js';
-import { finalizeTeamRun, hubMainVerifier, openTeamRun } from './team-run.js';
+import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun } from './team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
 const READONLY_CHECKOUT = '.readonly-base';
@@ -91,6 +91,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         hooks: logOnlyHooks(log, spec.runId),
         env: ctx.commandEnv,
         sandbox: ctx.sandbox,
+        ...mergeApproval(ctx),
       });
       const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
       for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {

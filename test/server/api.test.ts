@@ -230,6 +230,30 @@ describe('acting (token required even on loopback)', () => {
     ).toBe(409);
   });
 
+  it('rejects a merge request waiting for approval with a reason (401 without token, 400 without reason, 409 when decided)', async () => {
+    await store.log.append({
+      runId,
+      agent: 'peer-2',
+      kind: 'merge.requested',
+      data: { mr: 4, branch: 'agent/peer-2', commit: 'f'.repeat(40), note: 'n' },
+    });
+    const path = (mr: number) => `/api/runs/${runId}/merges/${mr}/reject`;
+    const body = { reason: 'split it in two' };
+    expect((await request(server.url, 'POST', path(4), { body })).status).toBe(401);
+    expect((await request(server.url, 'POST', path(4), { token: TOKEN, body: { reason: ' ' } })).status).toBe(
+      400,
+    );
+    const ok = await request(server.url, 'POST', path(4), { token: TOKEN, body });
+    expect(ok.status, ok.text).toBe(200);
+    const declined = await store.log.read(runId, { kinds: ['merge.declined'] });
+    expect(declined.map((e) => e.data)).toEqual([{ mr: 4, by: 'user', reason: 'split it in two' }]);
+    // MR 3 was approved above (the first decision counts); MR 1 is decided; MR 9 does not exist.
+    for (const mr of [3, 1, 9])
+      expect((await request(server.url, 'POST', path(mr), { token: TOKEN, body })).status, String(mr)).toBe(
+        409,
+      );
+  });
+
   it('stops a run (401 without token); an orphaned run is finished as stopped', async () => {
     const other = await recordRun(store, 'stop');
     expect((await request(server.url, 'POST', `/api/runs/${other}/stop`)).status).toBe(401);

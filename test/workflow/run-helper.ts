@@ -28,6 +28,9 @@ export async function runWorkflowFile(
     mergeVerify?: string;
     latencyMs?: number;
     concurrency?: number;
+    approveMerges?: boolean;
+    /** Called once the run is recorded, before it executes (e.g. to act on its log meanwhile). */
+    onRecorded?: (runId: string) => void;
   },
 ): Promise<WorkflowRunResult> {
   const prepared = await prepareWorkflowRun({
@@ -39,9 +42,11 @@ export async function runWorkflowFile(
     scenario: 'solo-demo',
     mergeVerify: options.mergeVerify,
     concurrency: options.concurrency,
+    approveMerges: options.approveMerges,
   });
   const provider = createScriptedProvider(options.policy, { latencyMs: options.latencyMs });
   await recordNewRun(store, prepared.spec);
+  options.onRecorded?.(prepared.spec.runId);
   const executed = await executeRun({
     store,
     spec: prepared.spec,

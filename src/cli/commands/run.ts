@@ -31,6 +31,10 @@ never touched. The result is fetched into your repository as the branch colony/<
                        or lint, when --verify only passes once every piece has landed
   --integrators K      peers: peer-1 … peer-K also review merge requests and approve (land) or
                        reject them; merges wait for an integrator (default 0: the queue lands them)
+  --approve-merges     peers, orchestrated: every merge request that passes the merge check waits
+                       for your approval: colony approve RUN MR, colony reject RUN MR --reason TEXT,
+                       or the dashboard's Approve / Reject buttons (peers carry on meanwhile and are
+                       told the decision; an orchestrated subagent waits for it)
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
@@ -72,6 +76,7 @@ const OPTIONS = {
   verify: { type: 'string' },
   'merge-verify': { type: 'string' },
   integrators: { type: 'string' },
+  'approve-merges': { type: 'boolean' },
   idle: { type: 'string' },
   accept: { type: 'string' },
   'accept-rounds': { type: 'string' },
@@ -145,6 +150,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (integrators < 0 || integrators > (topology.agents ?? 0))
       throw new UsageError(`run: --integrators must be between 0 and --agents (${topology.agents})`);
   }
+  const approveMerges = values['approve-merges'] === true;
+  if (approveMerges && topology.topology === 'solo')
+    throw new UsageError(
+      'run: --approve-merges needs --topology peers or orchestrated (a solo run has no merge queue)',
+    );
+  if (approveMerges && integrators)
+    throw new UsageError('run: --approve-merges and --integrators are two ways to review merges; choose one');
   if (values.idle !== undefined && topology.topology !== 'peers')
     throw new UsageError('run: --idle needs --topology peers');
   const mergeVerify = values['merge-verify'];
@@ -160,6 +172,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       ...topology,
       ...(mergeVerify !== undefined ? { mergeVerify } : {}),
       ...(integrators ? { integrators } : {}),
+      ...(approveMerges ? { approveMerges } : {}),
     },
     process.env,
   );

@@ -24,6 +24,8 @@ their logged results without calling the model. Hub main is fetched as colony/<r
   --verify CMD         final check on hub main; the run fails if it fails (also the per-merge
                        check unless --merge-verify is given)
   --merge-verify CMD   what the integration queue runs for each writer's merge request
+  --approve-merges     every writer's merge request that passes the check waits for your approval
+                       (colony approve / colony reject, the dashboard); the step waits for it
   --concurrency K      most agents working at once (default 64)
   --max-steps N        step cap per agent attempt (default 100)
   --budget-usd X       hard money limit of the run
@@ -41,6 +43,7 @@ const OPTIONS = {
   setup: { type: 'string' },
   verify: { type: 'string' },
   'merge-verify': { type: 'string' },
+  'approve-merges': { type: 'boolean' },
   concurrency: { type: 'string' },
   'max-steps': { type: 'string' },
   'budget-usd': { type: 'string' },
@@ -87,6 +90,7 @@ export async function workflowCommand(argv: string[]): Promise<number> {
     goal: values.goal,
     concurrency: numberFlag(values.concurrency, 'concurrency', 'int'),
     mergeVerify,
+    approveMerges: values['approve-merges'] === true,
   });
   if (prepared.dirty.length > 0) {
     process.stderr.write(
@@ -116,6 +120,8 @@ export interface WorkflowRunInput {
   goal?: string;
   concurrency?: number;
   mergeVerify?: string;
+  /** Every writer's verified merge request waits for a person's approval. */
+  approveMerges?: boolean;
   /** A bundled scripted scenario (colony demo). */
   scenario?: string;
 }
@@ -133,6 +139,7 @@ export async function prepareWorkflowRun(input: WorkflowRunInput): Promise<Prepa
       topology: 'workflow',
       scenario: input.scenario,
       ...(input.mergeVerify !== undefined ? { mergeVerify: input.mergeVerify } : {}),
+      ...(input.approveMerges ? { approveMerges: true } : {}),
     },
     process.env,
   );

@@ -1,11 +1,13 @@
 /**
- * Approval: with manual approval a verified request is parked (`merge.awaiting_approval`) until it is
- * approved, in this process with `queue.approve(mr)`, or from another one (`colony approve RUN MR`):
- * `approveFromOutside` records the approval as an event in the run's log, and a queue holding that
- * request reads it (polling the log every `approvalPollMs`, only while it has requests waiting).
+ * Approval: with manual (or human) approval a verified request is parked (`merge.awaiting_approval`)
+ * until it is decided: in this process with `queue.approve(mr)` / `queue.rejectAwaiting(mr, why)`, or
+ * from another one (`colony approve RUN MR`, `colony reject RUN MR`, the dashboard):
+ * `approveFromOutside` / `rejectFromOutside` record the decision as an event in the run's log, and a
+ * queue holding that request reads it (polling the log every `approvalPollMs`, only while it has
+ * requests waiting). The first decision logged for a request is the one that counts.
  */
 import type { EventLog } from '../../store/types.js';
-import { approvalEvent, MrLedger } from './ledger.js';
+import { approvalEvent, declineEvent, MrLedger } from './ledger.js';
 import type { IntegrationQueueOptions, Pending } from './types.js';
 
 export type ApproveResult = { ok: true } | { ok: false; error: string };
@@ -16,6 +18,38 @@ export async function approveFromOutside(
   mr: number,
   by = 'user',
 ): Promise<ApproveResult> {
+  return decideFromOutside(log, runId, mr, 'approve', async (ledger) => {
+    const declined = ledger.declines.get(mr);
+    if (declined) return { ok: false, error: `merge request ${mr} was already rejected by ${declined.by}` };
+    await log.append(approvalEvent(runId, mr, by));
+    return { ok: true };
+  });
+}
+
+/** Turns a request down; its author gets `reason` (in `merge.rejected`'s output and a direct message). */
+export async function rejectFromOutside(
+  log: EventLog,
+  runId: string,
+  mr: number,
+  reason: string,
+  by = 'user',
+): Promise<ApproveResult> {
+  const why = reason.trim();
+  if (why === '') return { ok: false, error: 'a rejection needs a reason (the agent reads it)' };
+  return decideFromOutside(log, runId, mr, 'reject', async (ledger) => {
+    if (ledger.approvals.has(mr)) return { ok: false, error: `merge request ${mr} was already approved` };
+    if (!ledger.declines.has(mr)) await log.append(declineEvent(runId, mr, by, why));
+    return { ok: true };
+  });
+}
+
+async function decideFromOutside(
+  log: EventLog,
+  runId: string,
+  mr: number,
+  verb: 'approve' | 'reject',
+  decide: (ledger: MrLedger) => Promise<ApproveResult>,
+): Promise<ApproveResult> {
   const ledger = new MrLedger(log, runId);
   try {
     await ledger.refresh();
@@ -23,18 +57,30 @@ export async function approveFromOutside(
     const outcome = ledger.outcomes.get(mr);
     if (outcome)
       return { ok: false, error: `merge request ${mr} is already ${outcome.kind.slice('merge.'.length)}` };
-    await log.append(approvalEvent(runId, mr, by));
-    return { ok: true };
+    return await decide(ledger);
   } catch (error) {
-    return { ok: false, error: `could not approve: ${(error as Error).message}` };
+    return { ok: false, error: `could not ${verb}: ${(error as Error).message}` };
   }
+}
+
+/** What the output of a request rejected from outside says (the author reads it). */
+export function declinedOutput(by: string, reason: string): string {
+  return `rejected by ${by}: ${reason}`;
 }
 
 type GateOptions = Pick<IntegrationQueueOptions, 'runId' | 'log' | 'approvalPollMs' | 'onAwaitingApproval'>;
 
+/** What the gate asks of the queue: a decided request leaves `awaiting` through these. */
+export interface GateDecisions {
+  approve(mr: number): void;
+  reject(mr: number, output: string): Promise<unknown>;
+  /** The request was parked (merge_request may answer now). */
+  parked(request: Pending): void;
+}
+
 /**
- * Parks verified requests in the queue's `awaiting` map and watches the log for approvals given
- * elsewhere; `approve` is the queue's (it moves the request back into the queue).
+ * Parks verified requests in the queue's `awaiting` map and watches the log for decisions given
+ * elsewhere.
  */
 export class ApprovalGate {
   private timer: NodeJS.Timeout | null = null;
@@ -43,10 +89,11 @@ export class ApprovalGate {
     private readonly options: GateOptions,
     private readonly ledger: MrLedger,
     private readonly awaiting: Map<number, Pending>,
-    private readonly approve: (mr: number) => void,
+    private readonly decisions: GateDecisions,
   ) {}
 
-  async park(request: Pending, commit: string): Promise<void> {
+  async park(request: Pending, commit: string, verify: string): Promise<void> {
+    request.parked = { verify };
     this.awaiting.set(request.mr, request);
     await this.options.log.append({
       runId: this.options.runId,
@@ -62,8 +109,9 @@ export class ApprovalGate {
       commit: request.commit,
       note: request.note,
     });
-    // An approval may already be in the log (given before verification finished).
-    if (this.ledger.approvals.has(request.mr)) this.approve(request.mr);
+    this.decisions.parked(request);
+    // A decision may already be in the log (given before verification finished).
+    await this.apply(request.mr);
   }
 
   /** Polls the log while something is parked, not otherwise; call when `awaiting` changed. */
@@ -82,9 +130,19 @@ export class ApprovalGate {
     this.timer = null;
   }
 
-  /** Approvals recorded by other processes (`approveFromOutside`). */
+  /** Decisions recorded by other processes (`approveFromOutside`, `rejectFromOutside`). */
   private async poll(): Promise<void> {
     await this.ledger.refresh().catch(() => {});
-    for (const mr of [...this.awaiting.keys()]) if (this.ledger.approvals.has(mr)) this.approve(mr);
+    for (const mr of [...this.awaiting.keys()]) await this.apply(mr);
+  }
+
+  private async apply(mr: number): Promise<void> {
+    if (!this.awaiting.has(mr)) return;
+    if (this.ledger.approvals.has(mr)) {
+      this.decisions.approve(mr);
+      return;
+    }
+    const declined = this.ledger.declines.get(mr);
+    if (declined) await this.decisions.reject(mr, declinedOutput(declined.by, declined.reason));
   }
 }

@@ -1,4 +1,4 @@
-export { type ApproveResult, approveFromOutside } from './approval.js';
+export { type ApproveResult, approveFromOutside, rejectFromOutside } from './approval.js';
 export { type IntegrationLock, type LockPurpose, localIntegrationLock, pgIntegrationLock } from './lock.js';
 export { type EnqueueResult, IntegrationQueue } from './queue.js';
 export {
@@ -15,6 +15,7 @@ export type {
   IntegrationQueueOptions,
   IntegrationStats,
   MergeRequestInput,
+  MergeRequestReply,
   MergeRequestResult,
   RejectReason,
 } from './types.js';

@@ -7,7 +7,15 @@
 import type { EventInput, EventKind } from '../../core/events.js';
 import { HUB_MAIN } from '../hub.js';
 import { changedFiles, updateRefs } from './hub-git.js';
-import { clip, failSummary, OUTPUT_TAIL, rejectionDirectMessage, SUMMARY_MAX, tail } from './texts.js';
+import {
+  clip,
+  failSummary,
+  landedDirectMessage,
+  OUTPUT_TAIL,
+  rejectionDirectMessage,
+  SUMMARY_MAX,
+  tail,
+} from './texts.js';
 import type {
   Applied,
   IntegrationQueueOptions,
@@ -19,7 +27,7 @@ import type {
 
 export const MAIN_REF = `refs/heads/${HUB_MAIN}`;
 
-type LandingOptions = Pick<IntegrationQueueOptions, 'runId' | 'log' | 'hooks' | 'sender'>;
+type LandingOptions = Pick<IntegrationQueueOptions, 'runId' | 'log' | 'hooks' | 'sender' | 'approval'>;
 
 export class Landing {
   constructor(
@@ -80,6 +88,19 @@ export class Landing {
         );
       }),
     );
+    // A person approved these after merge_request had answered: their authors hear it now.
+    if (this.options.approval === 'human') {
+      for (const [i, { request, commit }] of applied.entries()) {
+        if (!request.parked) continue;
+        await this.hook(() =>
+          this.options.hooks.sendDirect(
+            request.agent,
+            this.options.sender ?? 'integration',
+            landedDirectMessage(request.mr, commit, filesOf[i] ?? []),
+          ),
+        );
+      }
+    }
     applied.forEach(({ request, commit }, i) => {
       this.resolve(request.mr, {
         status: 'landed',

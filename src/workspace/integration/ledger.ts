@@ -1,6 +1,7 @@
 /**
  * What the event log says about a run's merge requests, read incrementally (only events after the
- * last one seen): the ids used so far, each request, its outcome, and approvals from other processes.
+ * last one seen): the ids used so far, each request, its outcome, which requests were parked for
+ * approval, and the decisions (approve, decline) given in other processes; the first decision counts.
  * The log is the source of truth, so ids are never reused after a restart and an outcome logged by
  * another process is honoured here.
  */
@@ -24,13 +25,27 @@ export type OutcomeRecord =
   | { kind: 'merge.landed'; agent: string | null; data: EventPayloads['merge.landed'] }
   | { kind: 'merge.rejected'; agent: string | null; data: EventPayloads['merge.rejected'] };
 
-const KINDS: EventKind[] = ['merge.requested', 'merge.landed', 'merge.rejected', MERGE_APPROVED];
+/** Appended by `rejectFromOutside`; a queue holding the parked request rejects it. */
+export const MERGE_DECLINED = 'merge.declined' satisfies EventKind;
+
+const KINDS: EventKind[] = [
+  'merge.requested',
+  'merge.landed',
+  'merge.rejected',
+  'merge.awaiting_approval',
+  MERGE_APPROVED,
+  MERGE_DECLINED,
+];
 
 export class MrLedger {
   private cursor = 0;
   readonly requests = new Map<number, RequestRecord>();
   readonly outcomes = new Map<number, OutcomeRecord>();
   readonly approvals = new Set<number>();
+  /** Requests turned down from outside, with who and why. */
+  readonly declines = new Map<number, { by: string; reason: string }>();
+  /** Requests that were parked for approval at some point. */
+  readonly parked = new Set<number>();
   /** Landed events in log order, for `sync`'s "landed since" list. */
   readonly landed: { seq: number; mr: number; commit: string }[] = [];
 
@@ -71,9 +86,14 @@ export class MrLedger {
     } else if (event.kind === 'merge.rejected') {
       const data = event.data;
       this.outcomes.set(data.mr, { kind: 'merge.rejected', agent: event.agent, data });
+    } else if (event.kind === 'merge.awaiting_approval') {
+      this.parked.add(event.data.mr);
     } else if (event.kind === MERGE_APPROVED) {
       const mr = Number((event.data as { mr?: unknown }).mr);
-      if (Number.isInteger(mr)) this.approvals.add(mr);
+      if (Number.isInteger(mr) && !this.declines.has(mr)) this.approvals.add(mr);
+    } else if (event.kind === MERGE_DECLINED) {
+      const { mr, by, reason } = event.data;
+      if (!this.approvals.has(mr)) this.declines.set(mr, { by, reason });
     }
   }
 }
@@ -81,6 +101,11 @@ export class MrLedger {
 /** The approval event for another process's queue (see MERGE_APPROVED). */
 export function approvalEvent(runId: string, mr: number, by: string): EventInput {
   return { runId, agent: null, kind: MERGE_APPROVED, data: { mr, by } };
+}
+
+/** The decline event for another process's queue (see MERGE_DECLINED). */
+export function declineEvent(runId: string, mr: number, by: string, reason: string): EventInput {
+  return { runId, agent: null, kind: MERGE_DECLINED, data: { mr, by, reason } };
 }
 
 /** A logged outcome as the answer to whoever waits for the request. */

@@ -28,6 +28,7 @@ import type {
   IntegrationQueueOptions,
   IntegrationStats,
   MergeRequestInput,
+  MergeRequestReply,
   MergeRequestResult,
   Pending,
   RejectReason,
@@ -48,6 +49,12 @@ export class IntegrationQueue {
   private readonly queue: Pending[] = [];
   private readonly awaiting = new Map<number, Pending>();
   private readonly waiters = new Map<number, ((result: MergeRequestResult) => void)[]>();
+  /** merge_request calls waiting for their request to be parked (approval 'human'). */
+  private readonly parkWaiters = new Map<number, ((reply: MergeRequestReply) => void)[]>();
+  /** close() waiting for parked requests to be decided (approval 'human'). */
+  private settleWaiters: (() => void)[] = [];
+  /** approval 'human': taking over the requests a previous process of the run had parked. */
+  private readonly recovered: Promise<void>;
   /** MRs queued, in flight or parked in this instance and not yet resolved. */
   private readonly local = new Set<number>();
   private readonly verifier: CandidateVerifier;
@@ -66,7 +73,16 @@ export class IntegrationQueue {
     this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
     this.verifier = new CandidateVerifier(this.hub, options, this.stats);
     this.landing = new Landing(this.hub, options, this.stats, (mr, result) => this.resolve(mr, result));
-    this.gate = new ApprovalGate(options, this.ledger, this.awaiting, (mr) => this.approve(mr));
+    this.gate = new ApprovalGate(options, this.ledger, this.awaiting, {
+      approve: (mr) => this.approve(mr),
+      reject: (mr, output) => this.rejectAwaiting(mr, output),
+      parked: (request) => this.answerParked(request),
+    });
+    this.recovered = this.human ? this.recoverParked() : Promise.resolve();
+  }
+
+  private get human(): boolean {
+    return this.options.approval === 'human';
   }
 
   /** Queues the branch's current tip; resolves with the outcome (landed or rejected). */
@@ -79,6 +95,7 @@ export class IntegrationQueue {
   /** Queues the branch's current tip and returns its MR id without waiting for the outcome. */
   async enqueue(input: MergeRequestInput): Promise<EnqueueResult> {
     if (this.closed) return { ok: false, error: 'the integration queue is closed' };
+    await this.recovered;
     const intake = {
       runId: this.options.runId,
       hub: this.hub,
@@ -106,6 +123,23 @@ export class IntegrationQueue {
       this.waiters.set(mr, list);
       if (!this.local.has(mr)) void this.resolveFromLog(mr);
     });
+  }
+
+  /**
+   * What merge_request answers: the outcome, or, with approval 'human', that the request waits for
+   * a person as soon as it is parked (the decision then reaches the requester as a direct message).
+   */
+  reply(mr: number): Promise<MergeRequestReply> {
+    const outcome = this.outcome(mr);
+    if (!this.human) return outcome;
+    const parked = this.awaiting.get(mr);
+    if (parked) return Promise.resolve(awaitingReply(parked));
+    const whenParked = new Promise<MergeRequestReply>((resolve) => {
+      const list = this.parkWaiters.get(mr) ?? [];
+      list.push(resolve);
+      this.parkWaiters.set(mr, list);
+    });
+    return Promise.race([outcome, whenParked]);
   }
 
   /** MR ids that passed verification and wait for approve(). */
@@ -150,9 +184,22 @@ export class IntegrationQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Stops taking requests and waits until nothing is queued or in flight; with approval 'human', also
+   * until every parked request is decided, unless `signal` aborts (the run is ending).
+   */
   async close(): Promise<void> {
     this.closed = true;
+    await this.recovered;
     await this.idle();
+    const signal = this.options.signal;
+    while (this.human && this.awaiting.size > 0 && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        this.settleWaiters.push(resolve);
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await this.idle();
+    }
     this.gate.close();
     if (this.ownsLock) await this.lock.close();
   }
@@ -230,9 +277,9 @@ export class IntegrationQueue {
   }
 
   private async landOrPark(applied: Applied[], mainBefore: string, verifySummary: string): Promise<void> {
-    const manual = this.options.approval === 'manual';
+    const manual = this.options.approval === 'manual' || this.human;
     if (manual && !applied.every((a) => a.request.approved)) {
-      for (const { request, commit } of applied) await this.gate.park(request, commit);
+      for (const { request, commit } of applied) await this.gate.park(request, commit, verifySummary);
       return;
     }
     const landed = await this.landing.land(applied, mainBefore, verifySummary);
@@ -267,7 +314,54 @@ export class IntegrationQueue {
   private resolve(mr: number, result: MergeRequestResult): void {
     const list = this.waiters.get(mr) ?? [];
     this.waiters.delete(mr);
+    this.parkWaiters.delete(mr);
     this.local.delete(mr);
     for (const resolve of list) resolve(result);
+    for (const wake of this.settleWaiters.splice(0)) wake();
   }
+
+  private answerParked(request: Pending): void {
+    const list = this.parkWaiters.get(request.mr) ?? [];
+    this.parkWaiters.delete(request.mr);
+    for (const resolve of list) resolve(awaitingReply(request));
+  }
+
+  /**
+   * Requests a previous process of the run parked (their merge_request already answered, so nobody
+   * submits them again) come back into this queue: verified again and parked, or landed or rejected
+   * at once when the decision is already in the log.
+   */
+  private async recoverParked(): Promise<void> {
+    try {
+      await this.ledger.refresh();
+    } catch (error) {
+      await this.landing.warn(`could not read parked merge requests: ${(error as Error).message}`);
+      return;
+    }
+    for (const record of this.ledger.requests.values()) {
+      const { mr } = record;
+      if (!this.ledger.parked.has(mr) || this.ledger.outcomes.has(mr) || this.local.has(mr)) continue;
+      this.local.add(mr);
+      this.queue.push({
+        mr,
+        agent: record.agent,
+        branch: record.branch,
+        commit: record.commit,
+        note: record.note,
+        approved: this.ledger.approvals.has(mr),
+        landRetries: 0,
+        parked: { verify: '' },
+      });
+    }
+    if (this.queue.length > 0) this.kick();
+  }
+}
+
+function awaitingReply(request: Pending): MergeRequestReply {
+  return {
+    status: 'awaiting_approval',
+    mr: request.mr,
+    agentCommit: request.commit,
+    verify: request.parked?.verify ?? '',
+  };
 }

@@ -1,5 +1,5 @@
 /** Texts the queue writes: commit messages, PATCH/FAIL entries, the author's message, tool results. */
-import type { MergeRequestResult, RejectReason } from './types.js';
+import type { MergeRequestReply, RejectReason } from './types.js';
 
 export const SUMMARY_MAX = 200;
 export const OUTPUT_TAIL = 4000;
@@ -38,7 +38,7 @@ export function reasonText(reason: RejectReason): string {
     case 'error':
       return 'integration failed';
     case 'review_rejected':
-      return 'an integrator reviewed it and said no';
+      return 'it was reviewed and turned down';
   }
 }
 
@@ -61,9 +61,25 @@ export function rejectionDirectMessage(
   return lines.join('\n');
 }
 
+/** To the author of a request a person approved after merge_request had answered. */
+export function landedDirectMessage(mr: number, commit: string, files: string[]): string {
+  return [
+    `Your merge request ${mr} was approved and landed on main as ${commit.slice(0, 10)}.`,
+    files.length > 0 ? `Files: ${files.join(', ')}` : '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}
+
 /** What the merge_request tool returns to the model. */
-export function resultText(result: MergeRequestResult): string {
+export function resultText(result: MergeRequestReply): string {
   if (result.status === 'error') return `merge_request could not be queued: ${result.error}`;
+  if (result.status === 'awaiting_approval')
+    return [
+      `Merge request ${result.mr} passed the merge check${result.verify ? ` (${result.verify})` : ''} and is waiting for approval: a person approves or rejects it, and it lands on main only when approved.`,
+      'You need not wait: carry on with your work (do not submit the same change again). You will get a direct message when it lands or is rejected, with the reason.',
+      `Your commit ${result.agentCommit} stays in the hub.`,
+    ].join('\n');
   if (result.status === 'landed') {
     const others = result.batch.filter((mr) => mr !== result.mr);
     return [

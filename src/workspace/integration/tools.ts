@@ -7,7 +7,7 @@ import { commitAll } from '../worktree.js';
 import type { IntegrationQueue } from './queue.js';
 import { type SyncResult, syncWorktree } from './sync.js';
 import { resultText } from './texts.js';
-import type { MergeRequestResult } from './types.js';
+import type { MergeRequestReply } from './types.js';
 
 export interface IntegrationToolContext {
   runId: string;
@@ -28,7 +28,8 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     description:
       'Commit all your changes (the note is the commit message) and ask to land them on main. The ' +
       'integration queue applies your commits on the latest main, runs the verify command and lands ' +
-      'or rejects them; this call waits for that outcome. Your branch is left as it is either way.',
+      "or rejects them; this call waits for that outcome (when merges need a person's approval, it " +
+      'answers once your change passed and waits for approval). Your branch is left as it is either way.',
     schema: z.object({ note: z.string().trim().min(1).max(2000).describe('what the change does and why') }),
     mutates: true,
     async run({ note }, context) {
@@ -41,7 +42,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
         ...(ctx.preApproved ? { preApproved: true } : {}),
       });
       if (!queued.ok) return fail(`merge_request could not be queued: ${queued.error}`);
-      const result = await untilAborted(ctx.queue.outcome(queued.mr), context.signal);
+      const result = await untilAborted(ctx.queue.reply(queued.mr), context.signal);
       if (result === null)
         return fail(
           `Stopped while waiting: merge request ${queued.mr} stays queued; its outcome will be logged.`,
@@ -83,8 +84,9 @@ export function createSyncTool(ctx: IntegrationToolContext): Tool {
   });
 }
 
-function isSuccess(result: MergeRequestResult): boolean {
-  return result.status === 'landed' || (result.status === 'rejected' && result.reason === 'nothing_to_merge');
+function isSuccess(result: MergeRequestReply): boolean {
+  if (result.status === 'landed' || result.status === 'awaiting_approval') return true;
+  return result.status === 'rejected' && result.reason === 'nothing_to_merge';
 }
 
 export function syncText(result: Extract<SyncResult, { ok: true }>): string {

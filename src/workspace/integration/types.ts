@@ -78,8 +78,17 @@ export interface IntegrationQueueOptions {
   setup?: string;
   log: EventLog;
   hooks: IntegrationHooks;
-  /** 'manual': a verified request waits for approve(mr) before it lands. Default 'auto'. */
-  approval?: 'auto' | 'manual';
+  /**
+   * 'auto' (default): a verified request lands. 'manual': it waits for approve(mr) before it lands,
+   * and its requester waits for the decision (a reviewer inside the run, e.g. peers' integrators).
+   * 'human': it waits the same way for a person (`colony approve` / `colony reject`, the dashboard):
+   * merge_request answers as soon as the request is parked, the decision reaches the requester as a
+   * direct message, close() waits until every parked request is decided (or `signal` aborts), and a
+   * new queue of the run takes over the requests a previous process had parked.
+   */
+  approval?: 'auto' | 'manual' | 'human';
+  /** With approval 'human': the run is ending (stop, deadline); close() no longer waits for decisions. */
+  signal?: AbortSignal;
   /** Most requests tested as one candidate. Default 8; 1 disables batching. */
   batchSize?: number;
   /** Environment of setup and verify (default process.env). */
@@ -112,6 +121,11 @@ export interface IntegrationStats {
 
 export type EnqueueResult = { ok: true; mr: number; commit: string } | { ok: false; error: string };
 
+/** What merge_request answers: the outcome, or (approval 'human') that the request waits for a person. */
+export type MergeRequestReply =
+  | MergeRequestResult
+  | { status: 'awaiting_approval'; mr: number; agentCommit: string; verify: string };
+
 // ——— internal to the queue and its jobs (not exported from index.ts) ———
 
 /** A request the queue holds: queued, in a candidate, or parked awaiting approval. */
@@ -123,6 +137,8 @@ export interface Pending {
   note: string;
   approved: boolean;
   landRetries: number;
+  /** Parked for approval at least once; with approval 'human', the verify summary it passed with. */
+  parked?: { verify: string };
 }
 
 /** A request applied to a candidate: its commit on top of `parent` in the candidate chain. */
