@@ -11,7 +11,10 @@ import type { Store } from '../../src/store/index.js';
 import { executeRun } from '../../src/topology/execute-run.js';
 import type { RunSummary } from '../../src/view/summary.js';
 
-/** A peers run on `repo` with the scripted model; `fields` name the run, its goal, check and size. */
+/**
+ * A peers run on `repo` with the scripted model, contained in the bubblewrap sandbox; `fields` name the
+ * run, its goal, check and size.
+ */
 export function peersSpec(
   repo: { dir: string; base: string },
   fields: Pick<RunSpec, 'runId' | 'agents' | 'goal' | 'verify'> & Partial<RunSpec>,
@@ -29,6 +32,8 @@ export function peersSpec(
     modelTimeoutMs: 60_000,
     maxRetries: 0,
     bashTimeoutS: 60,
+    // As `colony run` does by default: bash, setup, merge checks and verify in the sandbox.
+    sandbox: { enabled: true, network: false, passEnv: [] },
     ...fields,
   };
 }
