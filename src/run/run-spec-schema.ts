@@ -72,7 +72,8 @@ export const runSpecSchema = z.strictObject({
     )
     .optional(),
   accept: z.string().optional(),
-  acceptRounds: positiveInt.optional(),
+  // 0 rounds: check acceptance once, never ask the lead to fix (the CLI accepts --accept-rounds 0).
+  acceptRounds: z.number().int().nonnegative().optional(),
   budgetUsd: nonNegative.optional(),
   budgetTokens: positiveInt.optional(),
   profile: z.string().min(1),

@@ -77,4 +77,15 @@ describe('stored run spec', () => {
 
     expect(await loadRunSpec(store.log, testRunId('spec'))).toBeNull();
   });
+
+  it('reads back every value the CLI accepts: --accept-rounds 0', async () => {
+    const zero = testRunId('spec');
+    const spec = {
+      ...peersSpec(repo, { runId: zero, agents: 1, goal: 'g', verify: 'true' }),
+      acceptRounds: 0,
+    };
+    await recordRaw(zero, storedRunSpec(spec));
+    const read = await loadRunSpec(store.log, zero);
+    expect(read?.ok && read.spec.acceptRounds).toBe(0);
+  });
 });
