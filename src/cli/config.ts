@@ -107,6 +107,13 @@ export const DEFAULT_CONFIG: ColonyConfig = {
   passEnv: [],
 };
 
+/**
+ * The demos' defaults: contained when bubblewrap works here, and otherwise run uncontained with the
+ * summary's warning (a scripted model runs only the demo's own commands), so `npx colony demo` works
+ * on a fresh machine before `npm test` has installed bubblewrap.
+ */
+export const DEMO_CONFIG: ColonyConfig = { ...DEFAULT_CONFIG, sandbox: 'auto' };
+
 export type ConfigResult =
   | { ok: true; config: ColonyConfig; source: string | null }
   | { ok: false; error: string };

@@ -4,7 +4,7 @@ import { PEERS_DEMO_FINAL_VERIFY, PEERS_DEMO_MERGE_VERIFY } from '../../demo/pee
 import { formatPeersDemoSummary, peersDemoStats } from '../../demo/peers-summary.js';
 import { DEMO_TEST_COMMAND } from '../../demo/solo-policy.js';
 import { parseFlags, UsageError } from '../args.js';
-import { DEFAULT_CONFIG } from '../config.js';
+import { DEMO_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { prepareRun } from '../new-run.js';
 
@@ -71,7 +71,7 @@ async function soloDemo(
   for (const line of scriptedNote('tool call', 'git operation, database write and test run')) say(line);
   say(`repository: ${repo}\n`);
 
-  const config = { ...DEFAULT_CONFIG, model: 'scripted', verify: DEMO_TEST_COMMAND, maxSteps: 30 };
+  const config = { ...DEMO_CONFIG, model: 'scripted', verify: DEMO_TEST_COMMAND, maxSteps: 30 };
   const prepared = await prepareRun({ repo, goal: DEMO_GOAL, config, scenario: 'solo-demo' }, process.env);
   return runNewInForeground(prepared, { json }, (_store, summary) => {
     say('\nThe same goal with a real model:');
@@ -103,7 +103,7 @@ async function peersDemo(
   );
   say(`repository: ${repo}\n`);
 
-  const config = { ...DEFAULT_CONFIG, model: 'scripted', verify: PEERS_DEMO_FINAL_VERIFY, maxSteps: 80 };
+  const config = { ...DEMO_CONFIG, model: 'scripted', verify: PEERS_DEMO_FINAL_VERIFY, maxSteps: 80 };
   const prepared = await prepareRun(
     {
       repo,

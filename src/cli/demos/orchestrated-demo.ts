@@ -7,7 +7,7 @@
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
 import { computeMetrics } from '../../view/metrics.js';
-import { DEFAULT_CONFIG } from '../config.js';
+import { DEMO_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { prepareRun } from '../new-run.js';
 
@@ -24,7 +24,7 @@ export async function orchestratedDemo(
   say('tasks of one lead turn run in parallel and the lead sees only their results.');
   for (const line of scriptedNote('tool call', 'git operation and database write')) say(line);
   say(`repository: ${repo}\n`);
-  const config = { ...DEFAULT_CONFIG, model: 'scripted', maxSteps: 15 };
+  const config = { ...DEMO_CONFIG, model: 'scripted', maxSteps: 15 };
   const prepared = await prepareRun(
     { repo, goal: ORCHESTRATED_DEMO_GOAL, config, scenario: 'orchestrated-demo', topology: 'orchestrated' },
     process.env,

@@ -10,7 +10,7 @@ import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
 import { workflowCriticalPath } from '../../view/workflow-critical-path.js';
 import { prepareWorkflowRun } from '../commands/workflow.js';
-import { DEFAULT_CONFIG } from '../config.js';
+import { DEMO_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 
 interface RankedRisk {
@@ -40,7 +40,7 @@ export async function reviewDemo(
     file,
     repo,
     args: {},
-    config: { ...DEFAULT_CONFIG, model: 'scripted', maxSteps: 20 },
+    config: { ...DEMO_CONFIG, model: 'scripted', maxSteps: 20 },
     goal: 'Review the repository: four areas, risks merged, de-duplicated and ranked',
     scenario: 'review-demo',
   });
