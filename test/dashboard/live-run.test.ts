@@ -5,11 +5,12 @@
  * ends the run. Screenshot: $TMPDIR/colony-dashboard/run.png.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDir } from '../../src/core/home.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
@@ -26,8 +27,8 @@ let fake: FakeProvider;
 let browser: Browser;
 let child: ChildProcess | null = null;
 let liveRunId = '';
-const gateDir = mkdtempSync(join(tmpdir(), 'colony-dash-gate-'));
-const RELEASE = join(gateDir, 'release');
+// In peer-2's own worktree: the one folder of the host its (sandboxed) bash sees.
+const RELEASE = '.dashboard-test-release';
 const modelHeld = promiseWithResolvers();
 let heldCallArrived = false;
 
@@ -77,7 +78,6 @@ afterAll(async () => {
   await fake?.close();
   await server?.close();
   await store?.close();
-  rmSync(gateDir, { recursive: true, force: true });
 });
 
 async function until<T>(
@@ -113,6 +113,10 @@ describe('dashboard in Chromium', () => {
       // slow the machine: no step cap within reach (the default 100 steps is ~30 s at this latency).
       '--max-steps',
       '100000',
+      // peer-2's bash waits for a file this test creates in its own temp folder: the run is not
+      // contained, since a sandbox's /tmp is private (containment has its own tests, test/sandbox/).
+      '--sandbox',
+      'off',
       ...fakeModelFlags(fake.url),
       '--json',
     ]);
@@ -138,7 +142,7 @@ describe('dashboard in Chromium', () => {
     await until(async () => (await stateOf('peer-2')) === 'thinking', 'peer-2 thinking');
     modelHeld.resolve();
     await until(async () => (await stateOf('peer-2')) === 'tool', 'peer-2 running its tool');
-    writeFileSync(RELEASE, '');
+    writeFileSync(join(runDir(process.env.COLONY_HOME ?? '', runId), 'worktrees', 'peer-2', RELEASE), '');
     const names = await page.$$eval('[data-agent]', (els) => els.map((e) => e.getAttribute('data-agent')));
     expect(names.sort()).toEqual(['peer-1', 'peer-2', 'peer-3']);
 
