@@ -133,6 +133,11 @@ describe('dashboard in Chromium', () => {
     // The token moved from the fragment to sessionStorage.
     await page.waitForFunction(() => location.hash === '' && sessionStorage.getItem('colony.token') !== null);
     await page.waitForSelector('[data-agent="peer-2"]', { timeout: 60_000 });
+    // The run is not contained (--sandbox off): the Sandbox card warns.
+    expect(await page.textContent('[data-sandbox="off"]')).toBe('OFF');
+    expect(await page.getAttribute('[data-sandbox="off"]', 'title')).toMatch(
+      /^warning: no sandbox \(--sandbox off\)/,
+    );
 
     // Agents change state live (SSE): peer-2 shows 'thinking' while its model call is held, then
     // 'tool' while its bash waits for the release file; each state holds until the test moves on.
