@@ -81,7 +81,7 @@ describe('replayConversation', () => {
       event('model.response', { step: 2, turn: turn('ok, yielding'), latencyMs: 1, requestMessages: 4 }),
     ]);
     expect(state.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
-    expect(state.messages[3]?.content).toMatch(/peer-2[^]*> stop, I own src\/a/);
+    expect(state.messages[3]?.content).toMatch(/peer-2[\s\S]*> stop, I own src\/a/);
     expect(state.answered).toBe(true);
   });
 
@@ -108,6 +108,6 @@ describe('replayConversation', () => {
         messages: [{ id: 1, from: 'user', text: 'hurry' }],
       }),
     ]);
-    expect(state.messages.at(-1)?.content).toMatch(/the user[^]*> hurry/);
+    expect(state.messages.at(-1)?.content).toMatch(/the user[\s\S]*> hurry/);
   });
 });
