@@ -1,11 +1,11 @@
 /** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
-import { hostname } from 'node:os';
+
 import { parseDurationMs } from '../core/duration.js';
 import { newRunId } from '../core/ids.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
+import { recordRun } from '../run/record-run.js';
 import type { RunSpec } from '../run/run-spec.js';
-import { storedRunSpec } from '../run/run-spec-schema.js';
 import { resolveSandboxSetting } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { inspectUserRepo } from '../workspace/repo.js';
@@ -118,27 +118,6 @@ function orchestratedFields(input: NewRunInput): Partial<RunSpec> {
 }
 
 export async function recordNewRun(store: Store, spec: RunSpec): Promise<void> {
-  const created = await store.runs.createRun({
-    runId: spec.runId,
-    topology: spec.topology,
-    goal: spec.goal,
-    repo: spec.repo,
-    pid: process.pid,
-    host: hostname(),
-    config: storedRunSpec(spec),
-  });
-  if (!created.ok) throw new CliFailure(created.error);
-  await store.log.append({
-    runId: spec.runId,
-    agent: null,
-    kind: 'run.started',
-    data: {
-      topology: spec.topology,
-      goal: spec.goal,
-      repo: spec.repo,
-      base: spec.baseCommit,
-      model: spec.model,
-      config: storedRunSpec(spec),
-    },
-  });
+  const recorded = await recordRun(store, spec);
+  if (!recorded.ok) throw new CliFailure(recorded.error);
 }

@@ -4,16 +4,17 @@
  * `run.started`, execute it durably (so `colony resume` can finish it), without flags, config files
  * or terminal output. Defaults are the CLI's (DEFAULT_CONFIG).
  */
-import { hostname } from 'node:os';
+
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG } from '../cli/config.js';
 import { runCatalog } from '../cli/model-catalog.js';
 import { parseDurationMs } from '../core/duration.js';
 import type { StoredEvent } from '../core/events.js';
 import { newRunId } from '../core/ids.js';
+import { recordRun } from '../run/record-run.js';
 import type { RunSlotSettings } from '../run/run-slots-run.js';
 import type { RunSpec } from '../run/run-spec.js';
-import { runSpecSchema, storedRunSpec } from '../run/run-spec-schema.js';
+import { runSpecSchema } from '../run/run-spec-schema.js';
 import { type Store, type StoreOptions, tryOpenStore } from '../store/index.js';
 import { executeRun } from '../topology/execute-run.js';
 import type { RunSummary } from '../view/summary.js';
@@ -185,32 +186,4 @@ async function buildSpec(options: RunOptions): Promise<Built> {
     };
   }
   return { ok: true, spec, dirty: repo.dirty };
-}
-
-/** The runs row and `run.started`, as `colony run` writes them (src/cli/new-run.ts recordNewRun). */
-async function recordRun(store: Store, spec: RunSpec): Promise<{ ok: true } | { ok: false; error: string }> {
-  const created = await store.runs.createRun({
-    runId: spec.runId,
-    topology: spec.topology,
-    goal: spec.goal,
-    repo: spec.repo,
-    pid: process.pid,
-    host: hostname(),
-    config: storedRunSpec(spec),
-  });
-  if (!created.ok) return { ok: false, error: created.error };
-  await store.log.append({
-    runId: spec.runId,
-    agent: null,
-    kind: 'run.started',
-    data: {
-      topology: spec.topology,
-      goal: spec.goal,
-      repo: spec.repo,
-      base: spec.baseCommit,
-      model: spec.model,
-      config: storedRunSpec(spec),
-    },
-  });
-  return { ok: true };
 }
