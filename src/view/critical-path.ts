@@ -1,23 +1,105 @@
 /**
- * The critical path of a run, from its events.
+ * The critical path of a run: the model steps that had to run one after another. One definition,
+ * computed from the one fold (run-state.ts), by the shape of the run:
  *
- * - Orchestrated (task.assigned events): Σ over the lead's turns of the turn itself (1 step) plus the
- *   longest subagent task that turn assigned (its steps from task.finished, or the subagent's model
- *   calls so far while it runs). This is issue 5's CriticalSteps definition.
- * - Solo and peers: the log records no dependencies between peers' steps, so the path is
- *   approximated by the agent with the most steps (ties: the longer span) from its first to its
- *   last bar. For solo that is exact.
+ * - Orchestrated (the lead assigned tasks): Σ over the lead's turns of the turn itself (1 step) plus
+ *   the longest subagent task that turn assigned. This is issue 5's CriticalSteps definition.
+ * - Workflow programs (stage and step events, src/workflow; REFERENCE §1): a stage costs 1 + the
+ *   longest chain of its children, a step the model steps of its attempts' agents (attempts and
+ *   repairs run one after another). Children that overlap in the log (one started before the other
+ *   finished) ran in parallel; a chain is a sequence of children each starting after the previous
+ *   finished, so sequential stages add up and parallel ones (w.map items, independent DAG nodes)
+ *   count once, by their slowest.
+ * - Otherwise (solo, peers) every agent works in one parallel stage, and the log records no
+ *   dependencies between peers' steps: the path is the agent with the most steps (exact for solo).
+ *
+ * Two projections of it:
+ * - `criticalPath`, the view's (report, dashboard): segments to draw on the timeline. Live, it counts a
+ *   running task's steps so far and the lead's model call in flight; a workflow run is drawn as its
+ *   longest agent (stages are not timeline segments).
+ * - `criticalSteps`, the summary's and metrics' number: settled figures only (a task counts the steps
+ *   its task.finished reported, 0 before), and a workflow run takes its stage path (`workflowPath`).
+ * Once every task has finished, both give the same steps for solo, peers and orchestrated runs.
  */
-import type { TaskRecord } from './run-state.js';
-import type { AgentView, CriticalPath, CriticalSegment, TimelineLane } from './types.js';
+import type { StoredEvent } from '../core/events.js';
+import { roleOf } from './fold/helpers.js';
+import { foldEvents, type RunState, type TaskRecord, type WorkflowNode } from './run-state.js';
+import type { AgentView, CriticalPath, CriticalSegment, TimelineBar, TimelineLane } from './types.js';
 
+/** One lead turn in the summary's terms. */
+export interface LeadTurn {
+  step: number;
+  tasks: Array<{ task: string; agent: string; steps: number | null }>;
+  /** 1 + the largest task step count of this turn. */
+  criticalSteps: number;
+}
+
+export interface WorkflowCriticalPath {
+  criticalSteps: number;
+  totalSteps: number;
+  parallelism: number;
+  /** Top-level stages with their own critical steps. */
+  stages: Array<{ stage: string; criticalSteps: number }>;
+}
+
+/** The lead's turns (its model calls that answered) with the tasks each one assigned. */
+function turnsOf(
+  lead: string,
+  bars: readonly TimelineBar[],
+  tasks: readonly TaskRecord[],
+): Array<{ bar: TimelineBar; tasks: TaskRecord[] }> {
+  const byStep = new Map<number, TaskRecord[]>();
+  for (const task of tasks) {
+    if (task.lead !== lead) continue;
+    const list = byStep.get(task.leadStep) ?? [];
+    byStep.set(task.leadStep, list);
+    list.push(task);
+  }
+  return bars
+    .filter((b) => b.kind === 'model' && !b.error)
+    .map((bar) => ({ bar, tasks: byStep.get(bar.step) ?? [] }));
+}
+
+/** The lead: the agent that assigned the first task, else one started as `lead` that answered. */
+function leadOf(state: RunState): string | null {
+  const first = state.tasks.values().next();
+  if (!first.done) return first.value.lead;
+  for (const agent of state.agents.values())
+    if (roleOf(agent) === 'lead' && agent.steps > 0) return agent.name;
+  return null;
+}
+
+/** The summary's CriticalSteps, with the lead's turns for an orchestrated run. */
+export function criticalSteps(state: RunState): { steps: number; leadTurns: LeadTurn[] } {
+  const lead = leadOf(state);
+  if (lead !== null) {
+    const leadTurns = turnsOf(lead, state.bars.get(lead) ?? [], [...state.tasks.values()]).map(
+      ({ bar, tasks }): LeadTurn => {
+        const list = tasks.map((t) => ({ task: t.task, agent: t.agent, steps: t.steps }));
+        return {
+          step: bar.step,
+          tasks: list,
+          criticalSteps: 1 + Math.max(0, ...list.map((t) => t.steps ?? 0)),
+        };
+      },
+    );
+    return { steps: leadTurns.reduce((sum, turn) => sum + turn.criticalSteps, 0), leadTurns };
+  }
+  if (state.workflow.stages.size > 0 || state.workflow.steps.size > 0)
+    return { steps: workflowPath(state).criticalSteps, leadTurns: [] };
+  let longest = 0;
+  for (const agent of state.agents.values()) longest = Math.max(longest, agent.steps);
+  return { steps: longest, leadTurns: [] };
+}
+
+/** The view's critical path: `agents` and `lanes` as toRunView shows them, `nowMs` ends running tasks. */
 export function criticalPath(
   agents: readonly AgentView[],
   lanes: readonly TimelineLane[],
   tasks: readonly TaskRecord[],
   nowMs: number,
 ): CriticalPath {
-  if (tasks.length > 0) return leadTurns(lanes, tasks, nowMs);
+  if (tasks.length > 0) return leadTurnsPath(lanes, tasks, nowMs);
   return longestAgent(agents, lanes);
 }
 
@@ -63,16 +145,16 @@ function longestAgent(agents: readonly AgentView[], lanes: readonly TimelineLane
   };
 }
 
-function leadTurns(
+function leadTurnsPath(
   lanes: readonly TimelineLane[],
   tasks: readonly TaskRecord[],
   nowMs: number,
 ): CriticalPath {
   const lead = tasks[0]?.lead ?? '';
-  const leadLane = lanes.find((l) => l.agent === lead);
+  const laneOf = new Map(lanes.map((l) => [l.agent, l]));
   const segments: CriticalSegment[] = [];
   let steps = 0;
-  for (const turn of leadLane?.bars.filter((b) => b.kind === 'model' && !b.error) ?? []) {
+  for (const { bar: turn, tasks: assigned } of turnsOf(lead, laneOf.get(lead)?.bars ?? [], tasks)) {
     steps += 1;
     segments.push({
       agent: lead,
@@ -82,14 +164,14 @@ function leadTurns(
       steps: 1,
     });
     let longest: CriticalSegment | null = null;
-    for (const task of tasks) {
-      if (task.lead !== lead || task.leadStep !== turn.step) continue;
+    for (const task of assigned) {
       const startMs = task.startMs ?? task.assignedMs;
       const endMs = task.endMs ?? nowMs;
+      // A running task: the subagent's answered model calls since it started.
       const taskSteps =
         task.steps ??
-        lanes
-          .find((l) => l.agent === task.agent)
+        laneOf
+          .get(task.agent)
           ?.bars.filter((b) => b.kind === 'model' && !b.open && b.endMs >= startMs && b.endMs <= endMs)
           .length ??
         0;
@@ -115,5 +197,68 @@ function leadTurns(
     segments,
     steps,
     durationMs: first && last ? last.endMs - first.startMs : 0,
+  };
+}
+
+interface Node {
+  id: string;
+  start: number;
+  end: number;
+  /** Leaf cost (steps); stages compute theirs from children. */
+  steps: number;
+  stage: boolean;
+  children: Node[];
+}
+
+/** A workflow run's stage path from its events (folded here; `workflowPath` projects a state). */
+export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCriticalPath {
+  return workflowPath(foldEvents(events));
+}
+
+/** A workflow program's stage path (its stages and steps, with their agents' steps). */
+export function workflowPath(state: RunState): WorkflowCriticalPath {
+  let totalSteps = 0;
+  for (const agent of state.agents.values()) totalSteps += agent.steps;
+  const node = (n: WorkflowNode, stage: boolean): Node => ({
+    id: n.id,
+    start: n.startSeq,
+    end: n.endSeq ?? state.lastSeq,
+    steps: n.agents.reduce((sum, agent) => sum + (state.agents.get(agent)?.steps ?? 0), 0),
+    stage,
+    children: [],
+  });
+  const stages = new Map<string, Node>();
+  const placed: Array<[Node, string | null]> = [];
+  for (const n of state.workflow.stages.values()) {
+    const stage = node(n, true);
+    stages.set(n.id, stage);
+    placed.push([stage, n.parent]);
+  }
+  for (const n of state.workflow.steps.values()) placed.push([node(n, false), n.parent]);
+  const root: Node = { id: '', start: 0, end: state.lastSeq, steps: 0, stage: true, children: [] };
+  for (const [child, parent] of placed) (parent ? (stages.get(parent) ?? root) : root).children.push(child);
+
+  const cost = (n: Node): number => (n.stage ? 1 + longestChain(n.children) : n.steps);
+  const longestChain = (children: Node[]): number => {
+    const sorted = [...children].sort((a, b) => a.start - b.start);
+    const best: number[] = [];
+    let overall = 0;
+    sorted.forEach((n, i) => {
+      let before = 0;
+      for (let j = 0; j < i; j++) {
+        const previous = sorted[j] as Node;
+        if (previous.end < n.start) before = Math.max(before, best[j] ?? 0);
+      }
+      best[i] = before + cost(n);
+      overall = Math.max(overall, best[i] ?? 0);
+    });
+    return overall;
+  };
+  const steps = longestChain(root.children);
+  return {
+    criticalSteps: steps,
+    totalSteps,
+    parallelism: steps > 0 ? Math.round((totalSteps / steps) * 100) / 100 : 0,
+    stages: root.children.filter((n) => n.stage).map((n) => ({ stage: n.id, criticalSteps: cost(n) })),
   };
 }

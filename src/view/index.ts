@@ -13,14 +13,16 @@ export {
   messageItem,
   toCompactView,
 } from './compact-view.js';
-export { criticalPath } from './critical-path.js';
+export { criticalPath, criticalSteps, workflowPath } from './critical-path.js';
 export { describeToolCall, oneLine } from './describe.js';
 export { formatCount, formatDuration, formatOffset, formatUsd } from './format.js';
 export { type LimitRow, limitRows } from './limits.js';
+export { type RunMetrics, toRunMetrics } from './metrics.js';
 export { type ProgressOptions, progressLines } from './progress-lines.js';
-export { applyEvent, emptyRunState, type RunState, WAITING_TOOLS } from './run-state.js';
+export { applyEvent, emptyRunState, foldEvents, type RunState, WAITING_TOOLS } from './run-state.js';
 export { buildRunView, countByState, toRunView, viewAgents, viewLanes, viewTotals } from './run-view.js';
 export { mergeSeries, usageSeries } from './series.js';
+export { type RunSummary, summarise, type TokenAccount, toRunSummary } from './summary.js';
 export { type GanttOptions, renderGantt } from './svg/gantt.js';
 export { COLORS } from './svg/palette.js';
 export {

@@ -1,46 +1,26 @@
 /**
- * Team metrics computed from the event log alone (REFERENCE §1, §4):
- * - criticalSteps: with a lead (orchestrated), Σ over the lead's turns of (1 + the largest step count
- *   among the tasks that turn started); for a workflow program, its stage/DAG critical path
- *   (src/view/workflow-critical-path.ts); otherwise every agent works in one parallel stage, so it
- *   is the largest step count of any agent.
+ * Team metrics (REFERENCE §1, §4), a projection of the one fold (run-state.ts), like the view:
+ * - criticalSteps: the run's critical path in the summary's terms (critical-path.ts `criticalSteps`:
+ *   the lead's turns, a workflow's stages, or the longest agent).
  * - totalSteps: every model response of every agent; parallelism = totalSteps / criticalSteps.
  * - finishRate: agents whose last `agent.finished` is `done`, over agents started (spawn explosion).
  * - tokens and cost per agent, per role (profile) and per run, with cached input apart.
- * - coordination shares: the share of input tokens spent on coordination rather than work — every
- *   lead turn, and every other turn whose tool calls are all coordination tools (messages, claims,
- *   context, merge/sync, orchestration). Two measures: of all input (uncached + cache reads + cache
- *   writes: what a team re-reads each turn, where its cost goes) and of uncached input alone.
+ * - coordination shares: the share of input tokens spent on coordination rather than work (which
+ *   turns count: fold/usage.ts). Two measures: of all input (uncached + cache reads + cache writes:
+ *   what a team re-reads each turn, where its cost goes) and of uncached input alone.
  */
 import type { StoredEvent, UsageTotals } from '../core/events.js';
-import type { Usage } from '../model/types.js';
-import { workflowCriticalPath } from './workflow-critical-path.js';
+import { criticalSteps, type LeadTurn } from './critical-path.js';
+import { roleOf } from './fold/helpers.js';
+import { foldEvents, type RunState } from './run-state.js';
 
-export const COORDINATION_TOOLS: ReadonlySet<string> = new Set([
-  'create_subagent',
-  'assign_task',
-  'context_post',
-  'context_read',
-  'context_unfold',
-  'message_send',
-  'message_read',
-  'claim',
-  'release',
-  'merge_request',
-  'sync',
-]);
+export type { LeadTurn } from './critical-path.js';
+export { COORDINATION_TOOLS } from './fold/usage.js';
 
 export interface UsageAccount {
   tokens: UsageTotals;
   costUsd: number | null;
   steps: number;
-}
-
-export interface LeadTurn {
-  step: number;
-  tasks: Array<{ task: string; agent: string; steps: number | null }>;
-  /** 1 + the largest task step count of this turn. */
-  criticalSteps: number;
 }
 
 export interface RunMetrics {
@@ -63,66 +43,13 @@ export interface RunMetrics {
   run: UsageAccount;
 }
 
+/** The metrics of a run from its events (folded here; `toRunMetrics` projects a state). */
 export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
-  const roles = new Map<string, string>();
-  const lastFinish = new Map<string, string>();
-  const perAgent: RunMetrics['perAgent'] = {};
-  const run = emptyAccount();
-  const assigned: Array<StoredEvent<'task.assigned'>['data']> = [];
-  const taskSteps = new Map<string, number>();
-  const leadSteps: number[] = [];
-  let leadName: string | null = null;
-  let tasksDone = 0;
-  const input = { all: 0, uncached: 0, coordinationAll: 0, coordinationUncached: 0 };
+  return toRunMetrics(foldEvents(events));
+}
 
-  for (const event of events) {
-    const agent = event.agent;
-    switch (event.kind) {
-      case 'agent.started':
-        if (agent) roles.set(agent, event.data.profile);
-        break;
-      case 'agent.finished':
-        if (agent) lastFinish.set(agent, event.data.status);
-        break;
-      case 'task.assigned': {
-        const data = event.data;
-        assigned.push(data);
-        leadName ??= agent;
-        break;
-      }
-      case 'task.finished': {
-        const data = event.data;
-        taskSteps.set(data.task, data.steps);
-        if (data.status === 'done') tasksDone++;
-        break;
-      }
-      case 'model.response': {
-        if (!agent) break;
-        const { turn, step } = event.data;
-        const account = perAgent[agent] ?? { ...emptyAccount(), role: '' };
-        perAgent[agent] = account;
-        addUsage(account, turn.usage, turn.costUsd);
-        addUsage(run, turn.usage, turn.costUsd);
-        const { usage } = turn;
-        const all = usage.input + (usage.cachedInput ?? 0) + (usage.cacheWrite ?? 0);
-        input.all += all;
-        input.uncached += usage.input;
-        const coordinating =
-          roles.get(agent) === 'lead' ||
-          (turn.toolCalls.length > 0 && turn.toolCalls.every((c) => COORDINATION_TOOLS.has(c.name)));
-        if (coordinating) {
-          input.coordinationAll += all;
-          input.coordinationUncached += usage.input;
-        }
-        if (roles.get(agent) === 'lead') leadSteps.push(step);
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  for (const [agent, account] of Object.entries(perAgent)) account.role = roles.get(agent) ?? 'unknown';
+export function toRunMetrics(state: RunState): RunMetrics {
+  const perAgent = accounts(state);
   const perRole: RunMetrics['perRole'] = {};
   for (const account of Object.values(perAgent)) {
     const role = perRole[account.role] ?? { ...emptyAccount(), agents: 0 };
@@ -133,43 +60,63 @@ export function computeMetrics(events: readonly StoredEvent[]): RunMetrics {
       role.tokens[key] += account.tokens[key];
     if (account.costUsd !== null) role.costUsd = (role.costUsd ?? 0) + account.costUsd;
   }
-
-  const leadTurns: LeadTurn[] = [];
-  let criticalSteps: number;
-  if (leadName !== null || leadSteps.length > 0) {
-    for (const step of leadSteps) {
-      const tasks = assigned
-        .filter((t) => t.leadStep === step)
-        .map((t) => ({ task: t.task, agent: t.agent, steps: taskSteps.get(t.task) ?? null }));
-      const longest = Math.max(0, ...tasks.map((t) => t.steps ?? 0));
-      leadTurns.push({ step, tasks, criticalSteps: 1 + longest });
-    }
-    criticalSteps = leadTurns.reduce((sum, turn) => sum + turn.criticalSteps, 0);
-  } else if (events.some((e) => e.kind === 'stage.started' || e.kind === 'step.started')) {
-    // A workflow program: its stages and DAG nodes give the critical path (src/workflow).
-    criticalSteps = workflowCriticalPath(events).criticalSteps;
-  } else {
-    criticalSteps = Math.max(0, ...Object.values(perAgent).map((a) => a.steps));
+  const run = runAccount(state, perAgent);
+  const critical = criticalSteps(state);
+  let agentsStarted = 0;
+  let agentsFinished = 0;
+  for (const agent of state.agents.values()) {
+    if (agent.startedMs !== null) agentsStarted++;
+    if (agent.finishStatus === 'done') agentsFinished++;
   }
-
-  const agentsStarted = roles.size;
-  const agentsFinished = [...lastFinish.values()].filter((status) => status === 'done').length;
+  let tasksDone = 0;
+  for (const task of state.tasks.values()) if (task.status === 'done') tasksDone++;
+  const { input } = state;
   return {
-    criticalSteps,
+    criticalSteps: critical.steps,
     totalSteps: run.steps,
-    parallelism: criticalSteps > 0 ? run.steps / criticalSteps : 0,
+    parallelism: critical.steps > 0 ? run.steps / critical.steps : 0,
     agentsStarted,
     agentsFinished,
     finishRate: agentsStarted > 0 ? agentsFinished / agentsStarted : 0,
-    tasksAssigned: assigned.length,
+    tasksAssigned: state.tasks.size,
     tasksDone,
     coordinationShareOfInput: input.all > 0 ? input.coordinationAll / input.all : 0,
     coordinationShareOfUncachedInput: input.uncached > 0 ? input.coordinationUncached / input.uncached : 0,
-    leadTurns,
+    leadTurns: critical.leadTurns,
     perAgent,
     perRole,
     run,
   };
+}
+
+/** The view's agents that answered at least once, in the order they first did. */
+function accounts(state: RunState): RunMetrics['perAgent'] {
+  const perAgent: RunMetrics['perAgent'] = {};
+  for (const [name, reasoning] of state.reasoningByAgent) {
+    const agent = state.agents.get(name);
+    if (!agent) continue;
+    const { uncached, cached, cacheWrite, output } = agent.tokens;
+    perAgent[name] = {
+      tokens: { input: uncached, cachedInput: cached, cacheWrite, output, reasoning },
+      costUsd: agent.costUsd,
+      steps: agent.steps,
+      role: roleOf(agent),
+    };
+  }
+  return perAgent;
+}
+
+/** The run's account: every model response, its cost summed in log order (as the summary's). */
+function runAccount(state: RunState, perAgent: RunMetrics['perAgent']): UsageAccount {
+  const run = emptyAccount();
+  for (const point of state.usage) {
+    run.steps++;
+    if (point.costUsd !== null) run.costUsd = (run.costUsd ?? 0) + point.costUsd;
+  }
+  for (const account of Object.values(perAgent))
+    for (const key of Object.keys(run.tokens) as Array<keyof UsageTotals>)
+      run.tokens[key] += account.tokens[key];
+  return run;
 }
 
 function emptyAccount(): UsageAccount {
@@ -178,14 +125,4 @@ function emptyAccount(): UsageAccount {
     costUsd: null,
     steps: 0,
   };
-}
-
-function addUsage(account: UsageAccount, usage: Usage, costUsd: number | null): void {
-  account.steps++;
-  account.tokens.input += usage.input;
-  account.tokens.cachedInput += usage.cachedInput ?? 0;
-  account.tokens.cacheWrite += usage.cacheWrite ?? 0;
-  account.tokens.output += usage.output;
-  account.tokens.reasoning += usage.reasoning ?? 0;
-  if (costUsd !== null) account.costUsd = (account.costUsd ?? 0) + costUsd;
 }

@@ -1,16 +1,18 @@
 /**
  * The run accumulator, the one fold of a run's events for the whole product (report, compare,
- * terminal progress, the dashboard server): events are applied one at a time (a finished run's log,
- * or a live stream), and `toRunView` (run-view.ts) or `toCompactView` (compact-view.ts) snapshot it at
- * any moment. Plain data + functions; browser-safe (types only from core).
+ * terminal progress, the run summary and its metrics, the dashboard server): events are applied one at
+ * a time (a finished run's log, or a live stream), and every output is a projection of it at any
+ * moment: `toRunView` (run-view.ts), `toCompactView` (compact-view.ts), `toRunSummary` (summary.ts),
+ * `toRunMetrics` (metrics.ts). Plain data + functions; browser-safe (types only from core).
  */
-import type { EventKind, StoredEvent } from '../core/events.js';
+import type { EventKind, RunStatus, StoredEvent } from '../core/events.js';
 import { agentHandlers } from './fold/agent.js';
 import { coordinationHandlers } from './fold/coordination.js';
 import { agentOf } from './fold/helpers.js';
 import { integrationHandlers } from './fold/integration.js';
 import { runHandlers } from './fold/run.js';
 import { tasksHandlers } from './fold/tasks.js';
+import { workflowHandlers } from './fold/workflow.js';
 
 export { MAX_OUTPUT, newAgent, WAITING_TOOLS } from './fold/helpers.js';
 
@@ -41,15 +43,28 @@ export interface TaskRecord {
   status: string | null;
 }
 
+/** A workflow stage or step (src/workflow) as its events place it in the log, by sequence number. */
+export interface WorkflowNode {
+  id: string;
+  /** The enclosing stage (null at the top). */
+  parent: string | null;
+  startSeq: number;
+  /** null while it runs. */
+  endSeq: number | null;
+  /** A step's attempts' agents (one entry per agent per attempt); empty for a stage. */
+  agents: string[];
+}
+
 export interface OpenTool {
   startMs: number;
   name: string;
   step: number;
 }
 
-/** The run's header fields are the view's own (run.started / run.finished). */
+/** The run's header fields are the view's own (run.started / result.fetched / run.finished). */
 export interface RunState
-  extends Pick<RunView, 'runId' | 'topology' | 'goal' | 'model' | 'status' | 'reason' | 'resultBranch'> {
+  extends Pick<RunView, 'runId' | 'topology' | 'goal' | 'model' | 'reason' | 'resultBranch'> {
+  status: RunStatus;
   /** run.started.data.config (the RunSpec: limits, concurrency, agents…). */
   config: Record<string, unknown>;
   /** peers: peer-1…peer-N from the configured agent count, so peers not started yet show as queued. */
@@ -64,6 +79,10 @@ export interface RunState
   usage: UsagePoint[];
   /** Reasoning tokens (a part of output some providers report apart). */
   reasoningTokens: number;
+  /** Reasoning tokens per agent, keyed in the order agents first answered (the summary's order). */
+  reasoningByAgent: Map<string, number>;
+  /** Input tokens of every model response, and of coordination turns (fold/usage.ts). */
+  input: { all: number; uncached: number; coordinationAll: number; coordinationUncached: number };
   /** Claims held now by claim id. */
   claims: Map<number, HeldClaim>;
   merges: Map<number, MergeView>;
@@ -71,7 +90,13 @@ export interface RunState
   messages: Map<number, MessageView>;
   limits: LimitView[];
   verify: VerifyView | null;
+  /** The first verify an agent ran (e.g. the acceptance check): the summary's when the run has none. */
+  agentVerify: Omit<VerifyView, 'output'> | null;
+  /** orchestrated --accept: the last acceptance round. */
+  acceptance: { round: number; passed: boolean } | null;
   tasks: Map<string, TaskRecord>;
+  /** Workflow programs: stages and steps by id (fold/workflow.ts). */
+  workflow: { stages: Map<string, WorkflowNode>; steps: Map<string, WorkflowNode> };
   events: number;
   lastSeq: number;
 }
@@ -95,13 +120,18 @@ export function emptyRunState(): RunState {
     pendingCalls: new Map(),
     usage: [],
     reasoningTokens: 0,
+    reasoningByAgent: new Map(),
+    input: { all: 0, uncached: 0, coordinationAll: 0, coordinationUncached: 0 },
     claims: new Map(),
     merges: new Map(),
     context: [],
     messages: new Map(),
     limits: [],
     verify: null,
+    agentVerify: null,
+    acceptance: null,
     tasks: new Map(),
+    workflow: { stages: new Map(), steps: new Map() },
     events: 0,
     lastSeq: 0,
   };
@@ -126,6 +156,7 @@ const HANDLERS: Handlers = {
   ...coordinationHandlers,
   ...integrationHandlers,
   ...tasksHandlers,
+  ...workflowHandlers,
 };
 
 /** Applies one event (in log order). Unknown kinds are counted and otherwise ignored. */
@@ -142,4 +173,11 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
   const agent = name ? agentOf(state, name, at) : null;
   const handler = HANDLERS[event.kind] as Handler<EventKind> | undefined;
   handler?.({ state, event, at, agent, name });
+}
+
+/** A run's events (in log order) folded into a fresh state. */
+export function foldEvents(events: readonly StoredEvent[]): RunState {
+  const state = emptyRunState();
+  for (const event of events) applyEvent(state, event);
+  return state;
 }

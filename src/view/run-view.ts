@@ -1,7 +1,7 @@
 /** Folding a run's events into its view model (see types.ts). */
 import type { StoredEvent } from '../core/events.js';
 import { criticalPath } from './critical-path.js';
-import { applyEvent, emptyRunState, newAgent, type RunState, WAITING_TOOLS } from './run-state.js';
+import { foldEvents, newAgent, type RunState, WAITING_TOOLS } from './run-state.js';
 import {
   AGENT_STATES,
   type AgentState,
@@ -14,9 +14,7 @@ import {
 
 /** The view of a run from its events (in log order). `nowMs` closes still-open bars of a live run. */
 export function buildRunView(events: readonly StoredEvent[], nowMs?: number): RunView {
-  const state = emptyRunState();
-  for (const event of events) applyEvent(state, event);
-  return toRunView(state, nowMs);
+  return toRunView(foldEvents(events), nowMs);
 }
 
 /** The view's end: the last event's time, or `nowMs` while the run is running. */

@@ -1,9 +1,12 @@
 /**
  * The run summary, computed from the event log alone (so `show` on a finished run and the last line
- * of `run --json` agree).
+ * of `run --json` agree): a projection of the one fold (run-state.ts), as the dashboard's view is, so
+ * both show the same agents, steps, tokens and cost.
  */
 import type { RunStatus, StoredEvent, UsageTotals } from '../core/events.js';
-import { computeMetrics, type UsageAccount } from './metrics.js';
+import { type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
+import { foldEvents, type RunState } from './run-state.js';
+import { viewAgents, viewTotals } from './run-view.js';
 import { type SandboxView, sandboxView } from './sandbox.js';
 
 /** Tokens and cost of one agent or role: uncached input, cached input and output apart. */
@@ -53,100 +56,40 @@ export interface RunSummary {
   perRole: Record<string, TokenAccount & { agents: number }>;
 }
 
-export function emptyTokens(): UsageTotals {
-  return { input: 0, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+export function summarise(runId: string, events: readonly StoredEvent[]): RunSummary {
+  return toRunSummary(foldEvents(events), runId);
 }
 
-export function summarise(runId: string, events: readonly StoredEvent[]): RunSummary {
-  const summary: RunSummary = {
+/** The summary as a projection of the view's state: its totals are the dashboard's (viewTotals). */
+export function toRunSummary(state: RunState, runId: string): RunSummary {
+  const totals = viewTotals(state, viewAgents(state, state.lastMs));
+  const metrics = toRunMetrics(state);
+  const { uncached, cached, cacheWrite, output } = totals.tokens;
+  return {
     runId,
-    status: 'running',
-    reason: null,
-    topology: null,
-    goal: null,
-    model: null,
-    tokens: emptyTokens(),
-    costUsd: null,
-    unpricedCalls: 0,
-    wallClockMs: 0,
-    steps: 0,
-    toolCalls: 0,
-    modelCalls: 0,
-    agents: 0,
-    resultBranch: null,
-    verify: null,
-    limitsHit: [],
-    acceptance: null,
-    sandbox: null,
-    events: events.length,
-    ...teamMetrics(events),
+    status: state.status,
+    reason: state.reason,
+    topology: state.topology,
+    goal: state.goal,
+    model: state.model,
+    tokens: { input: uncached, cachedInput: cached, cacheWrite, output, reasoning: state.reasoningTokens },
+    costUsd: totals.costUsd,
+    unpricedCalls: totals.unpricedCalls,
+    wallClockMs: state.firstMs !== null && state.lastMs !== null ? state.lastMs - state.firstMs : 0,
+    steps: totals.steps,
+    toolCalls: totals.toolCalls,
+    modelCalls: totals.modelCalls,
+    agents: metrics.agentsStarted,
+    resultBranch: state.resultBranch,
+    verify: state.verify
+      ? { command: state.verify.command, passed: state.verify.passed, exitCode: state.verify.exitCode }
+      : state.agentVerify,
+    limitsHit: state.limits.map(({ limit, value, used }) => ({ limit, value, used })),
+    acceptance: state.acceptance,
+    sandbox: sandboxView(state.config),
+    events: state.events,
+    ...teamMetrics(metrics),
   };
-  let startMs: number | null = null;
-  let endMs: number | null = null;
-  for (const event of events) {
-    const at = Date.parse(event.ts);
-    startMs ??= at;
-    endMs = at;
-    switch (event.kind) {
-      case 'run.started': {
-        const data = event.data;
-        summary.topology = data.topology;
-        summary.goal = data.goal;
-        summary.model = data.model;
-        summary.sandbox = sandboxView(data.config);
-        break;
-      }
-      case 'agent.started':
-        summary.agents += 1;
-        break;
-      case 'model.response': {
-        const { turn } = event.data;
-        summary.modelCalls += 1;
-        summary.steps += 1;
-        summary.tokens.input += turn.usage.input;
-        summary.tokens.cachedInput += turn.usage.cachedInput ?? 0;
-        summary.tokens.cacheWrite += turn.usage.cacheWrite ?? 0;
-        summary.tokens.output += turn.usage.output;
-        summary.tokens.reasoning += turn.usage.reasoning ?? 0;
-        if (turn.costUsd === null) summary.unpricedCalls += 1;
-        else summary.costUsd = (summary.costUsd ?? 0) + turn.costUsd;
-        break;
-      }
-      case 'tool.finished':
-        summary.toolCalls += 1;
-        break;
-      case 'verify.finished': {
-        const data = event.data;
-        // The run's own verify is run-level; agent-level ones (e.g. the acceptance check) are not it.
-        if (event.agent !== null && summary.verify !== null) break;
-        summary.verify = { command: data.command, passed: data.passed, exitCode: data.exitCode };
-        break;
-      }
-      case 'acceptance.finished': {
-        const { round, passed } = event.data;
-        summary.acceptance = { round, passed };
-        break;
-      }
-      case 'limit.hit':
-        summary.limitsHit.push(event.data);
-        break;
-      case 'result.fetched':
-        summary.resultBranch = event.data.branch;
-        break;
-      case 'run.finished': {
-        const data = event.data;
-        summary.status = data.status;
-        summary.reason = data.reason;
-        summary.resultBranch = data.resultBranch;
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  if (summary.costUsd !== null) summary.costUsd = Math.round(summary.costUsd * 1e6) / 1e6;
-  summary.wallClockMs = startMs !== null && endMs !== null ? endMs - startMs : 0;
-  return summary;
 }
 
 type TeamFields = Pick<
@@ -162,8 +105,7 @@ type TeamFields = Pick<
   | 'perRole'
 >;
 
-function teamMetrics(events: readonly StoredEvent[]): TeamFields {
-  const m = computeMetrics(events);
+function teamMetrics(m: RunMetrics): TeamFields {
   const perAgent: TeamFields['perAgent'] = {};
   for (const [name, a] of Object.entries(m.perAgent)) perAgent[name] = { role: a.role, ...tokenAccount(a) };
   const perRole: TeamFields['perRole'] = {};

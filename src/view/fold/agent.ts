@@ -1,6 +1,5 @@
 /** An agent's loop: start, finish, model responses and errors, retries, tool calls. */
 import type { Handlers } from '../run-state.js';
-import type { UsagePoint } from '../types.js';
 import {
   act,
   describeToolCall,
@@ -10,6 +9,7 @@ import {
   setState,
   WAITING_TOOLS,
 } from './helpers.js';
+import { addUsage } from './usage.js';
 
 export const agentHandlers: Handlers = {
   'agent.started': ({ event, at, agent }) => {
@@ -35,23 +35,7 @@ export const agentHandlers: Handlers = {
   'model.response': ({ state, event, at, agent, name }) => {
     if (!agent || !name) return;
     const d = event.data;
-    const u = d.turn.usage;
-    const point: UsagePoint = {
-      tMs: at,
-      agent: name,
-      uncached: u.input,
-      cached: u.cachedInput ?? 0,
-      output: u.output,
-      costUsd: d.turn.costUsd,
-    };
-    state.usage.push(point);
-    state.reasoningTokens += u.reasoning ?? 0;
-    agent.steps += 1;
-    agent.tokens.uncached += u.input;
-    agent.tokens.cached += u.cachedInput ?? 0;
-    agent.tokens.cacheWrite += u.cacheWrite ?? 0;
-    agent.tokens.output += u.output;
-    if (d.turn.costUsd !== null) agent.costUsd = (agent.costUsd ?? 0) + d.turn.costUsd;
+    addUsage(state, agent, at, d.turn);
     const calls = d.turn.toolCalls.map((c) => c.name);
     // Labels reuse the event's strings where they can (one tool: its name): in a 100k-event fold a
     // new string per bar is a visible cost. Renderers prefix the step.

@@ -83,6 +83,11 @@ export function decide(state: RunState, mr: number, status: 'landed' | 'rejected
   return merge;
 }
 
+/** The profile an agent started with (agent.started); `unknown` for one that never started. */
+export function roleOf(agent: AgentView): string {
+  return agent.startedMs !== null ? (agent.profile ?? 'unknown') : 'unknown';
+}
+
 /** agent.finished status → state (an unknown status counts as failed). */
 export function finishedState(status: string): AgentState {
   return status === 'done' || status === 'stopped' ? status : 'failed';

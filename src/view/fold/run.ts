@@ -1,4 +1,7 @@
-/** The run's own events: start, finish, resume, workspaces, commits, limits, the run's verify. */
+/**
+ * The run's own events: start, finish, resume, the fetched result, workspaces, commits, limits, the
+ * run's verify and acceptance check.
+ */
 import type { Handlers } from '../run-state.js';
 import { MAX_OUTPUT } from './helpers.js';
 
@@ -19,6 +22,10 @@ export const runHandlers: Handlers = {
     state.reason = d.reason;
     state.resultBranch = d.resultBranch;
   },
+  // Logged just before run.finished: a run that died in between still names its result branch.
+  'result.fetched': ({ state, event }) => {
+    state.resultBranch = event.data.branch;
+  },
   'run.resumed': ({ state }) => {
     state.status = 'running';
     state.reason = null;
@@ -37,14 +44,22 @@ export const runHandlers: Handlers = {
     state.limits.push({ tMs: at, agent: name, limit: d.limit, value: d.value, used: d.used });
   },
   'verify.finished': ({ state, event, name }) => {
-    // The run's verify; an agent's own verify (agent set) is one of its steps, not the result.
-    if (name) return;
+    // The run's verify; an agent's own verify (agent set) is one of its steps, not the result (the
+    // summary falls back to the first of those when the run has no verify of its own).
     const d = event.data;
+    if (name) {
+      state.agentVerify ??= { command: d.command, passed: d.passed, exitCode: d.exitCode };
+      return;
+    }
     state.verify = {
       command: d.command,
       passed: d.passed,
       exitCode: d.exitCode,
       output: d.output.slice(0, MAX_OUTPUT),
     };
+  },
+  'acceptance.finished': ({ state, event }) => {
+    const { round, passed } = event.data;
+    state.acceptance = { round, passed };
   },
 };
