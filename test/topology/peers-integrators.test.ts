@@ -3,8 +3,14 @@
  * merge requests that pass the merge check wait for peer-1's review. peer-1 approves a good change
  * and rejects a bad one with a reason; its author is told why, fixes it and the fix is approved. Only
  * the integrator has the review tools, and every peer still gets the same prompt up to its ID.
+ *
+ * No order between the two authors is assumed: their merge requests may wait one at a time or
+ * together, in either order, and peer-1 decides each one on its own diff. peer-1 does not poll: with
+ * nothing to review it waits (NOTIFY, no timer) for the direct message the run sends it when a merge
+ * request starts waiting for its review.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Coordination, createCoordination } from '../../src/coord/index.js';
 import type { ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
@@ -12,56 +18,73 @@ import { createUserRepo } from '../helpers/user-repo.js';
 import { call, callsSoFar, eventsOf, peersSpec, runScriptedPeers } from './peers-spec.js';
 
 let store: Store;
+/** The test's own view of the run's messages (the run has its own Coordination; NOTIFY reaches both). */
+let coord: Coordination;
 beforeAll(async () => {
   store = await openTestStore();
+  coord = await createCoordination(store);
 });
 afterAll(async () => {
+  await coord.close();
   await store.close();
 });
 
-const policy: ScriptedPolicy = (request) => {
-  const id = /Your peer ID is (peer-\d+)\.$/.exec(request.system)?.[1];
-  const calls = callsSoFar(request);
-  const lastResult = request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
-  const last = calls.at(-1);
-  if (id === 'peer-1') {
-    // The integrator: review whatever waits, again and again, until the run ends.
-    if (last?.name === 'review_queue') {
-      const mr = /## MR (\d+) by (peer-\d+)/.exec(lastResult);
-      if (mr) {
-        const bad = /\+fixd/.test(lastResult);
-        return call('review_merge', {
-          mr: Number(mr[1]),
-          decision: bad ? 'reject' : 'approve',
-          reason: bad ? 'typo: the file must say "fixed", not "fixd"' : 'matches the goal',
-        });
+/** The first merge request a review_queue answer lists: its id and its own section (header and diff). */
+function firstListed(listing: string): { mr: number; section: string } | null {
+  const found = /## MR (\d+) by peer-\d+[\s\S]*?(?=\n## MR \d|$)/.exec(listing);
+  return found ? { mr: Number(found[1]), section: found[0] } : null;
+}
+
+function integratorsPolicy(runId: string, signal: AbortSignal): ScriptedPolicy {
+  return async (request) => {
+    const id = /Your peer ID is (peer-\d+)\.$/.exec(request.system)?.[1];
+    const calls = callsSoFar(request);
+    const lastResult = request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
+    const last = calls.at(-1);
+    if (id === 'peer-1') {
+      // The integrator: review whatever waits, one merge request at a time, until the run ends.
+      if (last?.name === 'review_queue') {
+        const listed = firstListed(lastResult);
+        if (listed) {
+          // Judged on its own diff only: the listing may hold the other author's request too.
+          const bad = /^\+fixd/m.test(listed.section);
+          return call('review_merge', {
+            mr: listed.mr,
+            decision: bad ? 'reject' : 'approve',
+            reason: bad ? 'typo: the file must say "fixed", not "fixd"' : 'matches the goal',
+          });
+        }
+        // Nothing waits. Unless a notice came with this request (injected after the empty listing),
+        // wait for the next one: a request is in the review queue before its notice is sent.
+        if (request.messages.at(-1)?.role !== 'user')
+          await coord.messages.waitForMessage(runId, 'peer-1', { signal });
       }
+      return call('review_queue');
     }
-    return call('review_queue');
-  }
-  const area = id === 'peer-2' ? 'alpha' : 'beta';
-  if (!last) return call('context_read');
-  switch (last.name) {
-    case 'context_read':
-      return call('claim', { scope: `src/${area}/`, summary: `fix ${area}` });
-    case 'claim':
-      // peer-3 first writes a typo, which the reviewer rejects.
-      return call('write', {
-        path: `src/${area}/value.txt`,
-        content: `${area === 'beta' ? 'fixd' : 'fixed'} ${area}\n`,
-      });
-    case 'write':
-      return call('merge_request', { note: `fix ${area}` });
-    case 'merge_request':
-      if (/rejected/i.test(lastResult))
-        return call('edit', { path: `src/${area}/value.txt`, old: 'fixd', new: 'fixed' });
-      return call('release', { scope: `src/${area}/`, outcome: 'landed' });
-    case 'edit':
-      return call('merge_request', { note: `fix ${area} (typo fixed)` });
-    default:
-      return { text: `${id}: fixed ${area}` };
-  }
-};
+    const area = id === 'peer-2' ? 'alpha' : 'beta';
+    if (!last) return call('context_read');
+    switch (last.name) {
+      case 'context_read':
+        return call('claim', { scope: `src/${area}/`, summary: `fix ${area}` });
+      case 'claim':
+        // peer-3 first writes a typo, which the reviewer rejects.
+        return call('write', {
+          path: `src/${area}/value.txt`,
+          content: `${area === 'beta' ? 'fixd' : 'fixed'} ${area}\n`,
+        });
+      case 'write':
+        return call('merge_request', { note: `fix ${area}` });
+      case 'merge_request':
+        if (/rejected/i.test(lastResult))
+          return call('edit', { path: `src/${area}/value.txt`, old: 'fixd', new: 'fixed' });
+        return call('release', { scope: `src/${area}/`, outcome: 'landed' });
+      case 'edit':
+        return call('merge_request', { note: `fix ${area} (typo fixed)` });
+      default:
+        return { text: `${id}: fixed ${area}` };
+    }
+  };
+}
 
 describe('peers with integrators', () => {
   it('lands merges only after an integrator review; a rejected change comes back with the reason', async () => {
@@ -76,9 +99,15 @@ describe('peers with integrators', () => {
       goal: 'Fix src/alpha and src/beta: each value.txt must read "fixed <module>".',
       verify: 'grep -qx "fixed alpha" src/alpha/value.txt && grep -qx "fixed beta" src/beta/value.txt',
       mergeVerify: 'true',
-      maxSteps: 2000,
     });
-    const summary = await runScriptedPeers(store, spec, policy, 30);
+    // Ends peer-1's wait for a notice if the run ends while it waits.
+    const done = new AbortController();
+    const summary = await runScriptedPeers(
+      store,
+      spec,
+      integratorsPolicy(spec.runId, done.signal),
+      30,
+    ).finally(() => done.abort());
     expect(summary.status).toBe('succeeded');
     const events = await store.log.read(spec.runId);
     const of = eventsOf(events);
