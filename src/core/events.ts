@@ -231,3 +231,8 @@ export type StoredEvent<K extends EventKind = EventKind> = K extends EventKind
   : never;
 
 export type UsageTotals = { [K in keyof Usage]: number };
+
+/** Whether a stored event is of kind `kind` (narrows it, e.g. for `Array.find`/`filter`). */
+export function isKind<K extends EventKind>(kind: K): (event: StoredEvent) => event is StoredEvent<K> {
+  return (event): event is StoredEvent<K> => event.kind === kind;
+}

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PROFILE_NAMES } from '../agent/profiles.js';
-import type { RunSpec } from './run-spec.js';
+import { type RunSpec, TOPOLOGY_NAMES } from './run-spec.js';
 
 /** Raise when a stored spec's meaning changes; readers refuse versions they do not know. */
 export const RUN_SPEC_VERSION = 1;
@@ -33,7 +33,7 @@ const modelRecordSchema = z.strictObject({
 
 export const runSpecSchema = z.strictObject({
   runId: z.string().min(1),
-  topology: z.enum(['solo', 'peers', 'workflow', 'orchestrated']),
+  topology: z.enum(TOPOLOGY_NAMES),
   agents: positiveInt.optional(),
   concurrency: positiveInt.optional(),
   repo: z.string().min(1),

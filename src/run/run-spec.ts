@@ -6,9 +6,13 @@ import type { ProfileDefinition } from '../agent/profiles.js';
 import type { ModelRecord } from '../model/types.js';
 import type { SandboxSetting } from '../sandbox/setting.js';
 
+/** The four ways to run a team (src/topology/). */
+export const TOPOLOGY_NAMES = ['solo', 'peers', 'workflow', 'orchestrated'] as const;
+export type TopologyName = (typeof TOPOLOGY_NAMES)[number];
+
 export interface RunSpec {
   runId: string;
-  topology: 'solo' | 'peers' | 'workflow' | 'orchestrated';
+  topology: TopologyName;
   /** peers: how many peers (`peer-1` … `peer-N`). */
   agents?: number;
   /** peers: most peers working at once (default 64). */

@@ -23,10 +23,8 @@ import type { Store } from '../store/index.js';
 import { scrubbingLog } from '../store/scrubbing-log.js';
 import type { EventLog } from '../store/types.js';
 import { type RunSummary, summarise } from '../view/summary.js';
-import { orchestratedPhases } from './orchestrated.js';
-import { peersPhases } from './peers.js';
-import { type SoloContext, type SoloResult, soloPhases } from './solo.js';
-import { workflowPhases } from './workflow.js';
+import type { RunContext, RunOutcome } from './context.js';
+import { TOPOLOGIES } from './index.js';
 
 /** The model catalog of a run from its spec (no scripted scenario: the caller passes its provider). */
 export function catalogFromSpec(
@@ -138,39 +136,32 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
         heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
       }));
     const ownsCoord = !options.coordination;
-    const context: SoloContext = {
+    const catalog = options.catalog ?? catalogFromSpec(spec, options.env);
+    const context: RunContext = {
       spec,
       home: store.home,
       log,
       provider: gate.wrap(options.provider),
+      providerForModel: (model) => {
+        const built = catalog.provider(model);
+        return built.ok ? { ok: true, provider: gate.wrap(built.provider) } : built;
+      },
       scrubber,
       signal: control.signal,
       endCause: () => control.cause,
       endRun: (cause) => control.end(cause),
       commandEnv: agentEnv(options.env),
       sandbox: sandbox.value,
+      coord,
       injectorFor: (agent) => directMessageInjector(coord.messages, spec.runId, agent),
       setRunStatus: async (status) => {
         await store.runs.setRunStatus(spec.runId, status);
       },
     };
-    const peersCoord = spec.topology === 'peers' ? coord : null;
-    const phases = peersCoord
-      ? peersPhases({ ...context, coord: peersCoord })
-      : spec.topology === 'workflow'
-        ? workflowPhases(context)
-        : spec.topology === 'orchestrated'
-          ? orchestratedPhases({
-              ...context,
-              providerForModel: (model) => {
-                const built = (options.catalog ?? catalogFromSpec(spec, options.env)).provider(model);
-                return built.ok ? { ok: true, provider: gate.wrap(built.provider) } : built;
-              },
-            })
-          : soloPhases(context);
+    const phases = TOPOLOGIES[spec.topology].phases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
     try {
-      await executeDurably<SoloResult>({ runId: spec.runId, phases, systemDatabaseUrl });
+      await executeDurably<RunOutcome>({ runId: spec.runId, phases, systemDatabaseUrl });
     } catch (err) {
       // An unexpected failure (e.g. the repository vanished): record it so the run is not left running.
       const reason = `run failed: ${(err as Error).message}`;

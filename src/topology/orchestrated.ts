@@ -9,34 +9,28 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
-import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import type { StoredEvent } from '../core/events.js';
+import { isKind } from '../core/events.js';
 import type { Provider } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import type { EndCause } from '../run/run-control.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
+import type { RunContext, RunOutcome, Topology } from './context.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
-import type { SoloContext, SoloResult } from './solo.js';
-import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun } from './team-run.js';
+import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
 
-export type ProviderFor = (model: string) => { ok: true; provider: Provider } | { ok: false; error: string };
+export const orchestratedTopology: Topology = { name: 'orchestrated', phases: orchestratedPhases };
 
-export interface OrchestratedContext extends SoloContext {
-  /** Builds the provider of another model (profiles may name their own); default: only the run's model. */
-  providerForModel?: ProviderFor;
-}
-
-export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResult> {
+export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const { spec, log } = ctx;
   const team = openTeamRun(ctx);
   const { dir, workspace, emit } = team;
@@ -49,9 +43,6 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
     const id = model ?? ctx.provider.model.id;
     const known = providers.get(id);
     if (known) return { ok: true as const, provider: known };
-    if (!ctx.providerForModel) {
-      return { ok: false as const, error: `model "${id}" is not available to this run` };
-    }
     const built = ctx.providerForModel(id);
     if (built.ok) providers.set(id, built.provider);
     return built;
@@ -69,11 +60,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
         maxStartsPerAgent: spec.maxStartsPerAgent,
         maxAgents: spec.maxAgents,
       });
-      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
-      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = event.data;
-        budget.record(turn.usage, turn.costUsd);
-      }
+      const budget = await replayedBudget(ctx);
       const queue = new IntegrationQueue({
         runId: spec.runId,
         hubPath: workspace.hubPath,
@@ -120,9 +107,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
       });
       try {
         const history = await log.read(spec.runId, { agent: LEAD_AGENT });
-        const started = history.find((e) => e.kind === 'agent.started') as
-          | StoredEvent<'agent.started'>
-          | undefined;
+        const started = history.find(isKind('agent.started'));
         const ws = await workspace.forAgent(LEAD_AGENT);
         if (!ws.ok) throw new Error(ws.error);
         const base = toolsForProfile('plan', ws.value.worktree);
@@ -211,9 +196,9 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
 
   /** A run that would succeed fails when its acceptance check (if any) did not pass in the end. */
   function withAcceptance(
-    decided: SoloResult,
+    decided: RunOutcome,
     accepted: { round: number; passed: boolean } | null,
-  ): SoloResult {
+  ): RunOutcome {
     if (!spec.accept || decided.status !== 'succeeded') return decided;
     if (!accepted) return { status: 'failed', reason: 'the acceptance check did not run' };
     if (!accepted.passed)
@@ -235,9 +220,9 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
   }
 
   async function loggedLeadOutcome(): Promise<Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null> {
-    const finished = (await log.read(spec.runId, { agent: LEAD_AGENT, kinds: ['agent.finished'] }))[0] as
-      | StoredEvent<'agent.finished'>
-      | undefined;
+    const finished = (
+      await log.read(spec.runId, { agent: LEAD_AGENT, kinds: ['agent.finished'], limit: 1 })
+    )[0];
     if (!finished) return null;
     return {
       status: finished.data.status,
@@ -250,7 +235,7 @@ export function orchestratedPhases(ctx: OrchestratedContext): RunPhases<SoloResu
     outcome: Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null,
     verifyPassed: boolean | null,
     endCause: EndCause | null,
-  ): SoloResult {
+  ): RunOutcome {
     if (!outcome) return { status: 'failed', reason: 'the lead did not finish' };
     if (outcome.stopReason === 'budget_usd' || outcome.stopReason === 'budget_tokens')
       return { status: 'budget_exhausted', reason: outcome.reason };

@@ -10,32 +10,27 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
-import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import { type Coordination, createCoordinationTools } from '../coord/index.js';
-import type { StoredEvent } from '../core/events.js';
+import { createCoordinationTools } from '../coord/index.js';
+import { isKind, type StoredEvent } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
 import type { Tool } from '../tool/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { createReviewTools } from '../workspace/integration/review-tools.js';
 import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
+import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
 import { trackActivity } from './peers/activity.js';
 import { startGoalCheck } from './peers/goal-check.js';
 import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './peers/prompt.js';
 import { Semaphore } from './peers/semaphore.js';
 import { NUDGE_TEXT, startWatchdog } from './peers/watchdog.js';
-import type { SoloContext, SoloResult } from './solo.js';
-import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun } from './team-run.js';
+import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
 export const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_IDLE_MS = 5 * 60_000;
-
-export interface PeersContext extends SoloContext {
-  coord: Coordination;
-}
 
 export function peerNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `peer-${i + 1}`);
@@ -45,7 +40,9 @@ type PeerEnd =
   | { agent: string; started: true; outcome: AgentOutcome }
   | { agent: string; started: false; error: string };
 
-export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
+export const peersTopology: Topology = { name: 'peers', phases: peersPhases };
+
+export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const { spec, coord } = ctx;
   const names = peerNames(spec.agents ?? 1);
   // Goal check: something landed or a claim was released.
@@ -104,11 +101,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
             }
           : mergeApproval(ctx)),
       });
-      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
-      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = event.data;
-        budget.record(turn.usage, turn.costUsd);
-      }
+      const budget = await replayedBudget(ctx);
       const live = new Set<string>();
       const idleMs = spec.idleMs ?? DEFAULT_IDLE_MS;
       const watchdog = startWatchdog(activity, idleMs, {
@@ -176,12 +169,8 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
 
       const runPeer = async (agent: string): Promise<PeerEnd> => {
         const history = await log.read(spec.runId, { agent });
-        const started = history.find((e) => e.kind === 'agent.started') as
-          | StoredEvent<'agent.started'>
-          | undefined;
-        const finished = history.find((e) => e.kind === 'agent.finished') as
-          | StoredEvent<'agent.finished'>
-          | undefined;
+        const started = history.find(isKind('agent.started'));
+        const finished = history.find(isKind('agent.finished'));
         // A peer that already finished (before a resume) is not re-run, and needs no worktree.
         if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
         const ws = await workspace.forAgent(agent);
@@ -297,7 +286,7 @@ export function peersPhases(ctx: PeersContext): RunPhases<SoloResult> {
     });
   }
 
-  async function decideStatus(all: PeerEnd[], verifyPassed: boolean | null): Promise<SoloResult> {
+  async function decideStatus(all: PeerEnd[], verifyPassed: boolean | null): Promise<RunOutcome> {
     const outcomes = all.flatMap((e) => (e.started ? [e.outcome] : []));
     const cause = ctx.endCause?.() ?? null;
     if (cause?.status === 'succeeded' && verifyPassed !== false) return cause;

@@ -1,120 +1,64 @@
 /**
- * The solo topology: one coder agent in its own worktree. Three idempotent phases (each may be
- * re-run after a crash; each checks the log before acting):
- *   prepare  — hub, worktree, setup command
+ * The solo topology: a team of one. The coder `solo` works in its own checkout of the run's
+ * RunWorkspace like any team member; at the end its work lands on hub main through the integration
+ * queue (checked by `--merge-verify` when given) and the run's verify command checks main, exactly
+ * as for a team. Three idempotent phases (each may be re-run after a crash; each checks the log):
+ *   prepare  — hub, the agent's checkout, setup command
  *   work     — the agent loop (replays its logged steps on recovery)
- *   finalize — commit, verify, fetch the result branch into the user's repo, finish the run
+ *   finalize — commit, land on main, verify main, fetch main as colony/<run-id>, finish the run
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { Budget } from '../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
-import {
-  type EventKind,
-  type EventPayloads,
-  eventOf,
-  type FinalRunStatus,
-  type StoredEvent,
-} from '../core/events.js';
-import { runDir } from '../core/home.js';
-import type { Scrubber } from '../core/secrets.js';
-import type { Message, Provider } from '../model/types.js';
+import { isKind } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
 import type { EndCause } from '../run/run-control.js';
-import { agentBranchName, type RunSpec, resultBranchName, SOLO_AGENT } from '../run/run-spec.js';
-import { type Sandbox, setupSandbox } from '../sandbox/index.js';
+import { agentBranchName, SOLO_AGENT } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
-import { createHub } from '../workspace/hub.js';
-import { fetchResult } from '../workspace/result.js';
-import { runShellCommand } from '../workspace/shell-command.js';
-import { addWorktree, commitAll, removeWorktree } from '../workspace/worktree.js';
+import { HUB_MAIN } from '../workspace/hub.js';
+import { isAncestor, revParse } from '../workspace/integration/hub-git.js';
+import { IntegrationQueue } from '../workspace/integration/index.js';
+import { commitAll } from '../workspace/worktree.js';
+import type { RunContext, RunOutcome, Topology } from './context.js';
+import {
+  finalizeTeamRun,
+  hubMainVerifier,
+  mergeApproval,
+  openTeamRun,
+  replayedBudget,
+  type TeamRun,
+} from './team-run.js';
 
-export interface SoloContext {
-  spec: RunSpec;
-  home: string;
-  log: EventLog;
-  provider: Provider;
-  scrubber: Scrubber;
-  signal: AbortSignal;
-  /** Why the run was ended early (stop, deadline, goal met), if it was. */
-  endCause?: () => EndCause | null;
-  /** Ends the run early with this cause (peers: the goal is met); agents see the abort signal. */
-  endRun?: (cause: EndCause) => void;
-  /** Environment for setup/verify commands (secrets removed). */
-  commandEnv: NodeJS.ProcessEnv;
-  /**
-   * Where agents' commands, setup and checks run (src/sandbox/; setup gets the network): null when
-   * the run is not contained (`--sandbox off`).
-   */
-  sandbox: Sandbox | null;
-  /**
-   * The direct-message injector of one agent of this run (the loop's `beforeModelCall`): every agent
-   * of every topology gets it, so `colony send --to AGENT` reaches any of them.
-   */
-  injectorFor(agent: string): () => Promise<Message[]>;
-  setRunStatus(status: FinalRunStatus): Promise<void>;
-}
+export const soloTopology: Topology = { name: 'solo', phases: soloPhases };
 
-export interface SoloResult {
-  status: FinalRunStatus;
-  reason: string;
-}
+/** How the agent's work reached hub main at the end of the run. */
+type Landing = { landed: true } | { landed: false; reason: string };
 
-export function workspacePaths(home: string, runId: string) {
-  const dir = runDir(home, runId);
-  return { hub: join(dir, 'hub.git'), worktree: join(dir, 'worktrees', SOLO_AGENT) };
-}
-
-export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
+export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const { spec, log } = ctx;
-  const paths = workspacePaths(ctx.home, spec.runId);
-  const branch = agentBranchName(SOLO_AGENT);
-  const emit = <K extends EventKind>(kind: K, data: EventPayloads[K], agent: string | null = null) =>
-    log.append(eventOf(spec.runId, agent, kind, ctx.scrubber.scrubValue(data)));
-  const logged = async (kind: EventKind) => (await log.read(spec.runId, { kinds: [kind] })).length > 0;
+  const team = openTeamRun(ctx);
+  const { workspace } = team;
   let agentOutcome: AgentOutcome | null = null;
 
   return {
     async prepare() {
-      const hub = await createHub(paths.hub, spec.repo, spec.baseCommit);
-      if (!hub.ok) throw new Error(hub.error);
-      const worktree = await addWorktree(paths.hub, paths.worktree, branch, spec.baseCommit);
-      if (!worktree.ok) throw new Error(worktree.error);
-      if (!(await logged('workspace.ready'))) {
-        await emit('workspace.ready', {
-          hub: paths.hub,
-          worktree: paths.worktree,
-          branch,
-          baseCommit: spec.baseCommit,
-        });
-      }
-      if (spec.setup && !(await logged('setup.finished'))) {
-        const result = await runShellCommand(spec.setup, paths.worktree, {
-          env: ctx.commandEnv,
-          sandbox: setupSandbox(ctx.sandbox),
-        });
-        await emit('setup.finished', {
-          command: spec.setup,
-          exitCode: result.exitCode,
-          output: result.output,
-          durationMs: result.durationMs,
-        });
-      }
+      const opened = await workspace.open();
+      if (!opened.ok) throw new Error(opened.error);
+      // A failed setup is logged (setup.finished) and reported by finalize; anything else is fatal.
+      const ws = await workspace.forAgent(SOLO_AGENT);
+      if (!ws.ok && !(await failedSetup(log, spec.runId))) throw new Error(ws.error);
     },
 
     async work() {
-      const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as
-        | StoredEvent<'setup.finished'>
-        | undefined;
-      if (setup && setup.data.exitCode !== 0) return; // finalize reports the failed setup
+      if (await failedSetup(log, spec.runId)) return;
+      const ws = await workspace.forAgent(SOLO_AGENT);
+      if (!ws.ok) throw new Error(ws.error);
+      const { worktree } = ws.value;
       const history = await log.read(spec.runId, { agent: SOLO_AGENT });
-      const started = history.find((event) => event.kind === 'agent.started') as
-        | StoredEvent<'agent.started'>
-        | undefined;
-      const tools = toolsForProfile(spec.profile, paths.worktree, {
+      const started = history.find(isKind('agent.started'));
+      const tools = toolsForProfile(spec.profile, worktree, {
         bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
       });
       if (!tools.ok) throw new Error(tools.error);
@@ -123,12 +67,12 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         system = ctx.scrubber.scrub(
           buildSystemPrompt({
             profile: spec.profile,
-            repo: summariseRepo(paths.worktree),
+            repo: summariseRepo(worktree),
             verify: spec.verify,
             toolNames: tools.tools.map((t) => t.spec.name),
           }),
         );
-        await emit(
+        await team.emit(
           'agent.started',
           {
             profile: spec.profile,
@@ -140,11 +84,6 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
           },
           SOLO_AGENT,
         );
-      }
-      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
-      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = event.data;
-        budget.record(turn.usage, turn.costUsd);
       }
       agentOutcome = await runAgent(
         {
@@ -161,7 +100,7 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
         {
           log,
           scrubber: ctx.scrubber,
-          budget,
+          budget: await replayedBudget(ctx),
           signal: ctx.signal,
           history,
           beforeModelCall: ctx.injectorFor(SOLO_AGENT),
@@ -169,96 +108,98 @@ export function soloPhases(ctx: SoloContext): RunPhases<SoloResult> {
       );
     },
 
-    async finalize() {
-      const previous = (await log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
-        | StoredEvent<'run.finished'>
-        | undefined;
-      if (previous) return { status: previous.data.status, reason: previous.data.reason };
-
-      // After a crash inside finalize the worktree may already be gone (removed last, below): its
-      // commit and verify result are then in the hub and the log.
-      const worktreeExists = existsSync(paths.worktree);
-      if (worktreeExists) {
-        const committed = await commitAll(paths.worktree, `colony ${spec.runId}: ${firstLine(spec.goal)}`);
-        if (!committed.ok) throw new Error(committed.error);
-        if (committed.status === 'committed') {
-          await emit(
-            'commit.created',
-            { branch, commit: committed.commit, files: committed.files.length },
-            SOLO_AGENT,
-          );
-        }
-      }
-
-      let verifyPassed: boolean | null = null;
-      if (spec.verify && worktreeExists) {
-        const result = await runShellCommand(spec.verify, paths.worktree, {
-          env: ctx.commandEnv,
-          sandbox: ctx.sandbox,
-        });
-        verifyPassed = result.exitCode === 0;
-        await emit('verify.finished', {
-          command: spec.verify,
-          exitCode: result.exitCode,
-          passed: verifyPassed,
-          output: result.output,
-          durationMs: result.durationMs,
-        });
-      } else if (spec.verify) {
-        const logged = (await log.read(spec.runId, { kinds: ['verify.finished'] })).at(-1) as
-          | StoredEvent<'verify.finished'>
-          | undefined;
-        verifyPassed = logged?.data.passed ?? false;
-      }
-
-      const fetched = await fetchResult(spec.repo, paths.hub, branch, resultBranchName(spec.runId));
-      if (!fetched.ok) throw new Error(fetched.error);
-      await emit('result.fetched', {
-        branch: resultBranchName(spec.runId),
-        commit: fetched.commit,
-        repo: spec.repo,
-      });
-
-      // The worktree goes; its branch stays in the hub and the result is in the user's repository.
-      const removed = await removeWorktree(paths.hub, paths.worktree);
-      if (!removed.ok) throw new Error(removed.error);
-
-      const { status, reason } = await decideStatus(
-        log,
-        spec,
-        agentOutcome,
-        verifyPassed,
-        ctx.endCause?.() ?? null,
-      );
-      await emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
-      await ctx.setRunStatus(status);
-      return { status, reason };
-    },
+    finalize: () =>
+      finalizeTeamRun(ctx, team, async () => {
+        const setup = await failedSetup(log, spec.runId);
+        if (setup) return { status: 'failed', reason: `setup command failed (exit ${setup})` };
+        const landing = await landWork(ctx, team);
+        const verifier = hubMainVerifier(ctx, team);
+        const verified = verifier ? await verifier.verify() : null;
+        const outcome = agentOutcome ?? (await loggedOutcome(log, spec.runId));
+        return decideStatus(ctx, outcome, landing, verified?.passed ?? null, ctx.endCause());
+      }),
   };
 }
 
-async function decideStatus(
-  log: EventLog,
-  spec: RunSpec,
-  outcome: AgentOutcome | null,
+/** The exit code of the agent's failed setup command, or null when setup passed or there was none. */
+async function failedSetup(log: EventLog, runId: string): Promise<number | null> {
+  const [setup] = await log.read(runId, { agent: SOLO_AGENT, kinds: ['setup.finished'], limit: 1 });
+  return setup && setup.data.exitCode !== 0 ? setup.data.exitCode : null;
+}
+
+/**
+ * Commits what the agent left uncommitted and lands its branch on hub main through the integration
+ * queue, like any team member's merge request. After a crash inside finalize the checkout may be
+ * gone (RunWorkspace.finish removes it) and the branch already on main: nothing is landed twice.
+ */
+async function landWork(ctx: RunContext, team: TeamRun): Promise<Landing> {
+  const { spec, log } = ctx;
+  const { workspace } = team;
+  const branch = agentBranchName(SOLO_AGENT);
+  const worktree = workspace.worktreePath(SOLO_AGENT);
+  if (existsSync(worktree)) {
+    const committed = await commitAll(worktree, `colony ${spec.runId}: ${firstLine(spec.goal)}`);
+    if (!committed.ok) throw new Error(committed.error);
+    if (committed.status === 'committed') {
+      await team.emit(
+        'commit.created',
+        { branch, commit: committed.commit, files: committed.files.length },
+        SOLO_AGENT,
+      );
+    }
+  }
+  const tip = await revParse(workspace.hubPath, `refs/heads/${branch}^{commit}`);
+  if (!tip) return { landed: false, reason: `the agent's branch ${branch} is missing from the hub` };
+  if (await isAncestor(workspace.hubPath, tip, `refs/heads/${HUB_MAIN}`)) return { landed: true };
+  if (await landedBefore(log, spec.runId, tip)) return { landed: true };
+  const queue = new IntegrationQueue({
+    runId: spec.runId,
+    hubPath: workspace.hubPath,
+    workRoot: team.dir,
+    verify: spec.mergeVerify,
+    setup: spec.setup,
+    log,
+    // A team of one has no shared context to post to and no one else to tell.
+    hooks: { postEntry: async () => {}, sendDirect: async () => {} },
+    env: ctx.commandEnv,
+    sandbox: ctx.sandbox,
+    ...mergeApproval(ctx),
+  });
+  try {
+    const result = await queue.submit({ agent: SOLO_AGENT, branch, note: firstLine(spec.goal) });
+    if (result.status === 'landed') return { landed: true };
+    if (result.status === 'error') throw new Error(result.error);
+    return { landed: false, reason: result.output.trim().split('\n').at(-1) ?? result.reason };
+  } finally {
+    await queue.close();
+  }
+}
+
+/** Whether a merge request of this commit already landed (a crash came between landing and the end). */
+async function landedBefore(log: EventLog, runId: string, commit: string): Promise<boolean> {
+  const events = await log.read(runId, { kinds: ['merge.requested', 'merge.landed'] });
+  const requested = new Set(
+    events.filter(isKind('merge.requested')).flatMap((e) => (e.data.commit === commit ? [e.data.mr] : [])),
+  );
+  return events.filter(isKind('merge.landed')).some((e) => requested.has(e.data.mr));
+}
+
+function decideStatus(
+  ctx: RunContext,
+  outcome: Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null,
+  landing: Landing,
   verifyPassed: boolean | null,
   endCause: EndCause | null,
-): Promise<SoloResult> {
-  const setup = (await log.read(spec.runId, { kinds: ['setup.finished'] }))[0] as
-    | StoredEvent<'setup.finished'>
-    | undefined;
-  if (setup && setup.data.exitCode !== 0)
-    return { status: 'failed', reason: `setup command failed (exit ${setup.data.exitCode})` };
-  // After a crash inside finalize, the agent's outcome comes from the log.
-  const finished = outcome
-    ? { status: outcome.status, reason: outcome.reason, stopReason: outcome.stopReason }
-    : await loggedOutcome(log, spec.runId);
-  if (!finished) return { status: 'failed', reason: 'the agent did not finish' };
-  if (finished.stopReason === 'budget_usd' || finished.stopReason === 'budget_tokens') {
-    return { status: 'budget_exhausted', reason: finished.reason };
+): RunOutcome {
+  const { spec } = ctx;
+  if (!outcome) return { status: 'failed', reason: 'the agent did not finish' };
+  if (outcome.stopReason === 'budget_usd' || outcome.stopReason === 'budget_tokens') {
+    return { status: 'budget_exhausted', reason: outcome.reason };
   }
-  if (finished.stopReason === 'aborted') return endCause ?? { status: 'stopped', reason: finished.reason };
-  if (finished.status !== 'done') return { status: 'failed', reason: finished.reason };
+  if (outcome.stopReason === 'aborted') return endCause ?? { status: 'stopped', reason: outcome.reason };
+  if (outcome.status !== 'done') return { status: 'failed', reason: outcome.reason };
+  if (!landing.landed)
+    return { status: 'failed', reason: `the agent's work did not land: ${landing.reason}` };
   if (verifyPassed === false) return { status: 'failed', reason: `verify command failed: ${spec.verify}` };
   return {
     status: 'succeeded',
@@ -267,11 +208,13 @@ async function decideStatus(
 }
 
 async function loggedOutcome(log: EventLog, runId: string) {
-  const finished = (await log.read(runId, { kinds: ['agent.finished'] }))[0] as
-    | StoredEvent<'agent.finished'>
-    | undefined;
+  const [finished] = await log.read(runId, { agent: SOLO_AGENT, kinds: ['agent.finished'], limit: 1 });
   return finished
-    ? { status: finished.data.status, reason: finished.data.reason, stopReason: finished.data.stopReason }
+    ? {
+        status: finished.data.status,
+        reason: finished.data.reason,
+        stopReason: finished.data.stopReason as AgentOutcome['stopReason'],
+      }
     : null;
 }
 

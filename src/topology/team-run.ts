@@ -4,14 +4,15 @@
  * `finalize` — a run that already finished keeps its logged end; otherwise the topology decides
  * (verifying hub main first if it wants), the result branch is fetched and the end is logged.
  */
+import { Budget } from '../agent/budget.js';
 import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../core/events.js';
 import { runDir } from '../core/home.js';
 import { resultBranchName } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import type { IntegrationQueueOptions } from '../workspace/integration/index.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
+import type { RunContext, RunOutcome } from './context.js';
 import { type MainVerifier, mainVerifier } from './peers/verify-main.js';
-import type { SoloContext, SoloResult } from './solo.js';
 
 export type Emit = <K extends EventKind>(
   kind: K,
@@ -26,7 +27,7 @@ export interface TeamRun {
 }
 
 /** `workspaceLog`: the log the workspace appends agents' `workspace.ready`/`setup.finished` to. */
-export function openTeamRun(ctx: SoloContext, workspaceLog: EventLog = ctx.log): TeamRun {
+export function openTeamRun(ctx: RunContext, workspaceLog: EventLog = ctx.log): TeamRun {
   const { spec } = ctx;
   const dir = runDir(ctx.home, spec.runId);
   const emit: Emit = (kind, data, agent = null) =>
@@ -51,13 +52,13 @@ export function openTeamRun(ctx: SoloContext, workspaceLog: EventLog = ctx.log):
  * the queue stays open for decisions until the run ends. An orchestrated subagent's task or a workflow
  * step ends with its merge and nothing would tell it later, so its merge_request waits for the decision.
  */
-export function mergeApproval(ctx: SoloContext): Pick<IntegrationQueueOptions, 'approval' | 'signal'> {
+export function mergeApproval(ctx: RunContext): Pick<IntegrationQueueOptions, 'approval' | 'signal'> {
   if (!ctx.spec.approveMerges) return {};
   return ctx.spec.topology === 'peers' ? { approval: 'human', signal: ctx.signal } : { approval: 'manual' };
 }
 
 /** The run's verify command on hub main (each commit verified once per run), or null without one. */
-export function hubMainVerifier(ctx: SoloContext, run: TeamRun): MainVerifier | null {
+export function hubMainVerifier(ctx: RunContext, run: TeamRun): MainVerifier | null {
   const { spec } = ctx;
   if (!spec.verify) return null;
   return mainVerifier({
@@ -74,14 +75,12 @@ export function hubMainVerifier(ctx: SoloContext, run: TeamRun): MainVerifier | 
 }
 
 export async function finalizeTeamRun(
-  ctx: SoloContext,
+  ctx: RunContext,
   run: TeamRun,
-  decide: () => Promise<SoloResult>,
-): Promise<SoloResult> {
+  decide: () => Promise<RunOutcome>,
+): Promise<RunOutcome> {
   const { spec } = ctx;
-  const previous = (await ctx.log.read(spec.runId, { kinds: ['run.finished'] }))[0] as
-    | StoredEvent<'run.finished'>
-    | undefined;
+  const [previous] = await ctx.log.read(spec.runId, { kinds: ['run.finished'], limit: 1 });
   if (previous) return { status: previous.data.status, reason: previous.data.reason };
   const { status, reason } = await decide();
   const fetched = await run.workspace.finish();
@@ -94,4 +93,14 @@ export async function finalizeTeamRun(
   await run.emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
   await ctx.setRunStatus(status);
   return { status, reason };
+}
+
+/** The run's budget with every logged model call counted (so a resumed run keeps its spend). */
+export async function replayedBudget(ctx: RunContext): Promise<Budget> {
+  const { spec } = ctx;
+  const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
+  for (const event of await ctx.log.read(spec.runId, { kinds: ['model.response'] })) {
+    budget.record(event.data.turn.usage, event.data.turn.costUsd);
+  }
+  return budget;
 }

@@ -13,7 +13,7 @@ import { runAgent } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
-import type { StoredEvent } from '../core/events.js';
+import { isKind } from '../core/events.js';
 import type { Usage } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
@@ -34,15 +34,17 @@ import type { IntegrationHooks } from '../workspace/integration/types.js';
 import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
-import type { SoloContext, SoloResult } from './solo.js';
-import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun } from './team-run.js';
+import type { RunContext, RunOutcome, Topology } from './context.js';
+import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
 const READONLY_CHECKOUT = '.readonly-base';
 const MAIN_CHECKOUT = '.main-checkout';
 const WRITER_PROFILES = new Set(['coder']);
 
-export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
+export const workflowTopology: Topology = { name: 'workflow', phases: workflowPhases };
+
+export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const { spec, log } = ctx;
   const team = openTeamRun(ctx);
   const { dir, workspace, emit } = team;
@@ -93,11 +95,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         sandbox: ctx.sandbox,
         ...mergeApproval(ctx),
       });
-      const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
-      for (const event of await log.read(spec.runId, { kinds: ['model.response'] })) {
-        const { turn } = event.data;
-        budget.record(turn.usage, turn.costUsd);
-      }
+      const budget = await replayedBudget(ctx);
       const readonlyRoot = lazy(async () => {
         const checkout = join(dir, 'worktrees', READONLY_CHECKOUT);
         const exists = await git(['rev-parse', '--is-inside-work-tree'], { cwd: checkout });
@@ -129,9 +127,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
         });
         if (!tools.ok) return { ok: false, error: tools.error };
         const history = await log.read(spec.runId, { agent });
-        const started = history.find((e) => e.kind === 'agent.started') as
-          | StoredEvent<'agent.started'>
-          | undefined;
+        const started = history.find(isKind('agent.started'));
         let system = started?.data.system;
         if (!system) {
           let repo = writer ? undefined : summaries.get(root);
@@ -252,7 +248,7 @@ export function workflowPhases(ctx: SoloContext): RunPhases<SoloResult> {
   async function decideStatus(
     end: WorkflowOutcome | null,
     verifyPassed: boolean | null,
-  ): Promise<SoloResult> {
+  ): Promise<RunOutcome> {
     const finished = await log.read(spec.runId, {
       kinds: ['agent.finished'],
     });

@@ -136,6 +136,19 @@ describe('colony run against a real HTTP provider', () => {
       }).trim(),
     ).toMatch(/^[0-9a-f]{40}$/);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo, encoding: 'utf8' })).toBe('');
+    // A team of one: the agent's work reached hub main through the integration queue, and the
+    // result branch is hub main.
+    const kinds = lines.slice(0, -1).map((e) => e.kind);
+    expect(kinds).toContain('merge.requested');
+    expect(kinds).toContain('merge.landed');
+    expect(kinds.indexOf('merge.landed')).toBeLessThan(kinds.indexOf('verify.finished'));
+    const hubMain = execFileSync('git', ['rev-parse', 'main'], {
+      cwd: join(runFolder, 'hub.git'),
+      encoding: 'utf8',
+    });
+    expect(execFileSync('git', ['rev-parse', `colony/${runId}`], { cwd: repo, encoding: 'utf8' })).toBe(
+      hubMain,
+    );
   });
 
   it('shows the same summary, lists the run and verifies its hash chain', async () => {

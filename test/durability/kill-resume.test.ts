@@ -36,10 +36,16 @@ const STREAM_FRAME_DELAY_MS = 25;
 const GOAL =
   'Generate the data table, add average() and a money() helper, update the notes, keep a progress log.';
 const VERIFY = 'node --check src/ledger.js';
-/** Kills to land in total (aimed and random), and the most random kills aimed at one run. */
+/**
+ * Kills to land in total (aimed and random), and the most random kills aimed at one run. A random
+ * kill time is drawn from the whole baseline run, so one aimed at a resumed process (which replays
+ * its log quickly) often comes after that process has finished and does not land. How many runs it
+ * takes to land MIN_KILLS therefore depends on the machine's speed: runs are drawn until it is reached,
+ * and MAX_RANDOM_RUNS only bounds bad luck (1.0–1.8 random kills landed per run here, the lower under load).
+ */
 const MIN_KILLS = 20;
 const MAX_KILLS_PER_RUN = 4;
-const MAX_RANDOM_RUNS = 14;
+const MAX_RANDOM_RUNS = 40;
 /**
  * Crash runs under way at once. One lane keeps each kill's timing about one run (two runs on two
  * cores skew where a random kill lands). Concurrent recovery is covered on its own by 'several runs

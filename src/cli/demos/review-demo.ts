@@ -4,7 +4,7 @@
  * and cost.
  */
 import { join } from 'node:path';
-import type { StoredEvent } from '../../core/events.js';
+import { isKind } from '../../core/events.js';
 import { packageRoot } from '../../core/package-root.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
@@ -46,9 +46,7 @@ export async function reviewDemo(
   });
   return runNewInForeground(prepared, { json, quietEvents: true }, async (store, summary) => {
     const events = await store.log.read(prepared.spec.runId);
-    const finished = events.find((e) => e.kind === 'workflow.finished') as
-      | StoredEvent<'workflow.finished'>
-      | undefined;
+    const finished = events.find(isKind('workflow.finished'));
     const value = (finished?.data.value ?? {}) as { risks?: RankedRisk[]; reported?: number };
     const risks = value.risks ?? [];
     const path = workflowCriticalPath(events);

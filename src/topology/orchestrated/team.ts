@@ -17,7 +17,7 @@ import {
   toolsForProfile,
 } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
-import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../../core/events.js';
+import { type EventKind, type EventPayloads, eventOf, isKind, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Message, Provider } from '../../model/types.js';
 import type { Scheduler } from '../../run/scheduler.js';
@@ -335,9 +335,7 @@ export class Team {
           if (!mine) throw new Error(`task ${task.task} has no task.started event`);
           return mine.data;
         })();
-    const firstTask = history.find((e) => e.kind === 'task.started') as
-      | StoredEvent<'task.started'>
-      | undefined;
+    const firstTask = history.find(isKind('task.started'));
     const first = firstTask?.data ?? opening;
     const provider = this.options.providerFor(subagent.model);
     if (!provider.ok) throw new Error(provider.error);
