@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/providers/scripted.js';
 import type { Store } from '../../src/store/index.js';
-import { workflowCriticalPath } from '../../src/view/workflow-critical-path.js';
+import { workflowCriticalPath } from '../../src/view/critical-path.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { ofKind, runWorkflowFile, taskOf, type WorkflowRunResult } from './run-helper.js';

@@ -8,7 +8,7 @@ import { isKind } from '../../core/events.js';
 import { packageRoot } from '../../core/package-root.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
-import { workflowCriticalPath } from '../../view/workflow-critical-path.js';
+import { workflowCriticalPath } from '../../view/critical-path.js';
 import { prepareWorkflowRun } from '../commands/workflow.js';
 import { DEMO_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
