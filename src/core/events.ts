@@ -117,6 +117,18 @@ export interface EventPayloads {
   'merge.approved': { mr: number; by: string };
   /** A reviewer outside the queue's process (`colony reject`, the dashboard) turned a request down. */
   'merge.declined': { mr: number; by: string; reason: string };
+  /**
+   * A `merge.approved` / `merge.declined` (log `seq`, written by the event's `agent`, null = outside
+   * any agent) that does not count: only the user, or an integrator who is not the author, decides.
+   */
+  'merge.approval_ignored': {
+    mr: number;
+    by: string;
+    agent: string | null;
+    decision: 'approve' | 'decline';
+    reason: string;
+    seq: number;
+  };
   'workspace.synced': { branch: string; main: string; landedSince: number; conflicts: string[] };
 
   // Orchestrated topology — see docs/orchestrated.md. `task` ids are `task-<n>` in assignment order.

@@ -43,10 +43,12 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<Ap
 export const getJson = <T>(path: string) => call<T>('GET', path);
 export const postJson = <T>(path: string, body: unknown = {}) => call<T>('POST', path, body);
 
-/** EventSource cannot send headers: the token goes in the query (accepted for reads only). */
+/**
+ * EventSource cannot send headers: the token goes in the query (accepted for reads only). Also on
+ * loopback, where `colony serve --token-for-reads` makes the stream need it.
+ */
 export function streamUrl(path: string): string {
   const t = token();
-  const loopback = /^(localhost|127\.[\d.]+|\[::1\])$/.test(location.hostname);
-  if (!t || loopback) return path;
+  if (!t) return path;
   return `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(t)}`;
 }

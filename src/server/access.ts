@@ -1,7 +1,10 @@
 /**
- * Who may do what. Reading on a loopback bind is open; every mutating call needs the token; a
- * non-loopback bind needs the token for everything. On loopback the Host header must name a
- * loopback host too, so a web page using DNS rebinding cannot read runs through the victim's browser.
+ * Who may do what. Reading on a loopback bind is open, unless `readsNeedToken` (`colony serve
+ * --token-for-reads`): then every API read and the event stream need the token too (the page and
+ * its scripts stay open: they hold no run data, and the page reads its token from the URL fragment).
+ * Every mutating call needs the token; a non-loopback bind needs the token for everything. On
+ * loopback the Host header must name a loopback host too, so a web page using DNS rebinding cannot
+ * read runs through the victim's browser.
  */
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
@@ -35,6 +38,8 @@ export interface AccessPolicy {
   token: string;
   /** The host the server is bound to. */
   bindHost: string;
+  /** Reads of the API (and its event stream) need the token on loopback too. */
+  readsNeedToken?: boolean;
 }
 
 export function decideAccess(
@@ -53,7 +58,8 @@ export function decideAccess(
         error: 'this server only answers requests addressed to a loopback host',
       };
   }
-  if (!mutating && loopback) return { ok: true };
+  const apiRead = url.pathname.startsWith('/api/');
+  if (!mutating && loopback && !(policy.readsNeedToken && apiRead)) return { ok: true };
   // Mutations only accept the header: a token in a URL could be replayed from logs or history.
   const presented = mutating
     ? req.headers.authorization?.startsWith('Bearer ')
@@ -66,6 +72,9 @@ export function decideAccess(
     status: 401,
     error: mutating
       ? 'this action needs the server token (Authorization: Bearer <token>; see colony serve)'
-      : 'this server is bound to a non-loopback host: every request needs the server token',
+      : loopback
+        ? 'this server needs the token for reading too (colony serve --token-for-reads): ' +
+          'Authorization: Bearer <token>, or ?token=<token> for the event stream'
+        : 'this server is bound to a non-loopback host: every request needs the server token',
   };
 }

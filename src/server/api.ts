@@ -23,11 +23,13 @@ import { approveFromOutside, rejectFromOutside } from '../workspace/integration/
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
 import { listRunItems } from './run-list.js';
 import type { RunTracker } from './run-tracker.js';
-import { streamRunEvents } from './sse.js';
+import type { SseStreams } from './sse.js';
 
 export interface ApiDeps {
   store: Store;
   tracker: RunTracker;
+  /** The server's SSE streams (cap and back-pressure). */
+  streams: SseStreams;
   /** Lazily created coordination services (one LISTEN connection per server). */
   coordination: () => Promise<Coordination>;
 }
@@ -98,7 +100,9 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/stream$`),
     handler: async (req, res, url, [runId = ''], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      streamRunEvents(req, res, url, runId, { log: deps.store.log, tracker: deps.tracker });
+      // Over the cap: 503 with Retry-After (nothing awaited between this check and the stream's start).
+      if (!deps.streams.admit(res)) return;
+      deps.streams.stream(req, res, url, runId, { log: deps.store.log, tracker: deps.tracker });
     },
   },
   {
@@ -237,7 +241,7 @@ const routes: Route[] = [
     pattern: new RegExp(`^/api/runs/${SEG}/merges/(\\d+)/approve$`),
     handler: async (_req, res, _url, [runId = '', mr = '0'], deps) => {
       if (!(await runOr404(deps, res, runId))) return;
-      const result = await approveFromOutside(deps.store.log, runId, Number(mr), USER_SENDER);
+      const result = await approveFromOutside(deps.store.log, runId, Number(mr));
       if (!result.ok) return sendError(res, 409, result.error);
       sendJson(res, 200, { ok: true });
     },
@@ -251,7 +255,7 @@ const routes: Route[] = [
       const reason = typeof body.value.reason === 'string' ? body.value.reason.trim().slice(0, 2000) : '';
       if (reason === '') return sendError(res, 400, 'reason is required (the agent reads it)');
       if (!(await runOr404(deps, res, runId))) return;
-      const result = await rejectFromOutside(deps.store.log, runId, Number(mr), reason, USER_SENDER);
+      const result = await rejectFromOutside(deps.store.log, runId, Number(mr), reason);
       if (!result.ok) return sendError(res, 409, result.error);
       sendJson(res, 200, { ok: true });
     },

@@ -7,7 +7,9 @@ export {
   type RequestHandler,
   type RunningServer,
   type ServerOptions,
+  type ServerStats,
   type StartResult,
   startServer,
 } from './server.js';
+export { SSE_DEFAULTS, type SseLimits, type SseStats } from './sse.js';
 export { loadOrCreateToken, type TokenResult, tokenPath } from './token.js';

@@ -10,6 +10,7 @@ import { decideAccess, isLoopbackHost } from './access.js';
 import { createCoordination, matchApi } from './api.js';
 import { sendError } from './http-util.js';
 import { RunTracker } from './run-tracker.js';
+import { type SseLimits, type SseStats, SseStreams } from './sse.js';
 import { resolveStatic, serveStatic } from './static.js';
 
 export interface ServerOptions {
@@ -19,25 +20,40 @@ export interface ServerOptions {
   host: string;
   /** Poll interval of watched runs (default 250 ms). */
   pollMs?: number;
+  /** API reads and the event stream need the token on loopback too (`--token-for-reads`). */
+  tokenForReads?: boolean;
+  /** The SSE streams' cap and per-client bounds (sse.ts). */
+  sse?: SseLimits;
+}
+
+export interface ServerStats {
+  sse: SseStats;
 }
 
 export interface RequestHandler {
   (req: IncomingMessage, res: ServerResponse): void;
   close(): Promise<void>;
+  stats(): ServerStats;
 }
 
 export function createRequestHandler(options: ServerOptions): RequestHandler {
   const tracker = new RunTracker(options.store.log, { pollMs: options.pollMs });
+  const streams = new SseStreams(options.sse);
   let coordination: Promise<Coordination> | null = null;
   const deps = {
     store: options.store,
     tracker,
+    streams,
     coordination: () => {
       coordination ??= createCoordination(options.store);
       return coordination;
     },
   };
-  const policy = { token: options.token, bindHost: options.host };
+  const policy = {
+    token: options.token,
+    bindHost: options.host,
+    readsNeedToken: options.tokenForReads === true,
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -66,6 +82,7 @@ export function createRequestHandler(options: ServerOptions): RequestHandler {
       else res.end();
     });
   }) as RequestHandler;
+  handler.stats = () => ({ sse: streams.stats() });
   handler.close = async () => {
     tracker.close();
     if (coordination) await (await coordination).close();
@@ -77,6 +94,8 @@ export interface RunningServer {
   url: string;
   port: number;
   host: string;
+  /** What the server holds now (open streams, their buffered bytes). */
+  stats(): ServerStats;
   close(): Promise<void>;
 }
 
@@ -107,6 +126,7 @@ export function startServer(options: ServerOptions & { port: number }): Promise<
           url: `http://${shown}:${port}`,
           port,
           host: options.host,
+          stats: () => handler.stats(),
           close: async () => {
             await handler.close();
             server.closeAllConnections();

@@ -11,12 +11,12 @@ import { resolveHome } from '../../src/store/index.js';
 import { COLONY_BIN, colony } from '../helpers/cli.js';
 import { request } from './http-client.js';
 
-function serve(): Promise<{
+function serve(args: string[] = []): Promise<{
   url: string;
   token: string;
   stop: () => Promise<{ code: number | null; signal: string | null; out: string }>;
 }> {
-  const child = spawn(process.execPath, [COLONY_BIN, 'serve', '--port', '0']);
+  const child = spawn(process.execPath, [COLONY_BIN, 'serve', '--port', '0', ...args]);
   let out = '';
   return new Promise((resolve, reject) => {
     child.on('close', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
@@ -55,6 +55,27 @@ describe('colony serve', () => {
     expect(second.token).toBe(first.token);
     expect(await second.stop()).toMatchObject({ code: 0, signal: null });
   }, 60_000);
+
+  it('--token-for-reads: API reads need the token on loopback too; the page still loads', async () => {
+    const server = await serve(['--token-for-reads', '--max-streams', '8']);
+    try {
+      const bare = await request(server.url, 'GET', '/api/runs');
+      expect(bare.status).toBe(401);
+      expect(bare.body.error).toMatch(/--token-for-reads/);
+      expect((await request(server.url, 'GET', '/api/runs', { token: server.token })).status).toBe(200);
+      expect((await request(server.url, 'GET', '/')).status).toBe(200);
+    } finally {
+      const stopped = await server.stop();
+      expect(stopped).toMatchObject({ code: 0, signal: null });
+      expect(stopped.out).toMatch(/reading needs the token \(--token-for-reads\)/);
+    }
+  }, 60_000);
+
+  it('rejects a bad --max-streams with a usage error', async () => {
+    const r = await colony(['serve', '--max-streams', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--max-streams must be a positive integer/);
+  });
 
   it('rejects a bad port with a usage error', async () => {
     const r = await colony(['serve', '--port', 'many']);

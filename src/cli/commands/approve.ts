@@ -6,13 +6,14 @@ export const APPROVE_HELP = `colony approve RUN MR
 
 Approves merge request MR of a run whose merges wait for approval (colony run --approve-merges, or
 --integrators): the run's integration queue lands it (after re-verifying it on the current main if
-main moved). Recorded as a merge.approved event; the first decision on a request counts.`;
+main moved). Recorded as a merge.approved event by "user"; the first decision on a request counts.
+Only the user (this command, the dashboard) or an integrator other than the author can approve.`;
 
 export const REJECT_HELP = `colony reject RUN MR --reason TEXT
 
 Rejects merge request MR of a run whose merges wait for approval: the run's integration queue drops
 it and its author gets the reason (a direct message, and the output of merge.rejected, reason
-review_rejected). Recorded as a merge.declined event; the first decision on a request counts.`;
+review_rejected). Recorded as a merge.declined event by "user"; the first decision on a request counts.`;
 
 export async function approveCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { help: { type: 'boolean', short: 'h' } }, 'approve');
@@ -23,7 +24,7 @@ export async function approveCommand(argv: string[]): Promise<number> {
   const { runId, mr } = runAndMr(positionals, 'approve', 'colony approve RUN MR');
   return withStore(async (store) => {
     await requireRun(store, runId);
-    const result = await approveFromOutside(store.log, runId, mr, 'user');
+    const result = await approveFromOutside(store.log, runId, mr);
     if (!result.ok) throw new CliFailure(result.error);
     process.stdout.write(`approved merge request ${mr} of run ${runId}\n`);
     return 0;
@@ -45,7 +46,7 @@ export async function rejectCommand(argv: string[]): Promise<number> {
   if (reason === '') throw new UsageError('reject: --reason TEXT is required (the agent reads it)');
   return withStore(async (store) => {
     await requireRun(store, runId);
-    const result = await rejectFromOutside(store.log, runId, mr, reason, 'user');
+    const result = await rejectFromOutside(store.log, runId, mr, reason);
     if (!result.ok) throw new CliFailure(result.error);
     process.stdout.write(`rejected merge request ${mr} of run ${runId}\n`);
     return 0;

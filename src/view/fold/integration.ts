@@ -8,6 +8,12 @@ function parkOrApprove({ state, event }: Applied<'merge.awaiting_approval' | 'me
     merge.status = event.kind === 'merge.approved' ? 'approved' : 'awaiting_approval';
 }
 
+/** A decision the queue did not count (merge.approval_ignored): an approval shown for it is taken back. */
+function ignoredDecision({ state, event }: Applied<'merge.approval_ignored'>): void {
+  const merge = state.merges.get(event.data.mr);
+  if (merge && merge.decidedMs === null && merge.status === 'approved') merge.status = 'awaiting_approval';
+}
+
 export const integrationHandlers: Handlers = {
   'merge.requested': ({ state, event, at, agent, name }) => {
     const d = event.data;
@@ -29,6 +35,7 @@ export const integrationHandlers: Handlers = {
   },
   'merge.awaiting_approval': parkOrApprove,
   'merge.approved': parkOrApprove,
+  'merge.approval_ignored': ignoredDecision,
   'merge.landed': ({ state, event, at }) => {
     const d = event.data;
     const merge = decide(state, d.mr, 'landed', at);

@@ -5,40 +5,42 @@
  * `approveFromOutside` / `rejectFromOutside` record the decision as an event in the run's log, and a
  * queue holding that request reads it (polling the log every `approvalPollMs`, only while it has
  * requests waiting). The first decision logged for a request is the one that counts.
+ *
+ * Decisions from outside are the user's (`by: 'user'`, no agent); a queue counts only those and an
+ * integrator's who is not the author (deciders.ts). Any other logged decision leaves the request
+ * parked, and the queue records it once as `merge.approval_ignored {mr, by, agent, reason}`.
  */
 import type { EventLog } from '../../store/types.js';
-import { approvalEvent, declineEvent, MrLedger } from './ledger.js';
+import { approvalEvent, declineEvent, type IgnoredDecision, ignoredEvent, MrLedger } from './ledger.js';
 import type { IntegrationQueueOptions, Pending } from './types.js';
 
 export type ApproveResult = { ok: true } | { ok: false; error: string };
 
-export async function approveFromOutside(
-  log: EventLog,
-  runId: string,
-  mr: number,
-  by = 'user',
-): Promise<ApproveResult> {
+/** The user approves a request (`colony approve`, the dashboard): recorded as by 'user', no agent. */
+export async function approveFromOutside(log: EventLog, runId: string, mr: number): Promise<ApproveResult> {
   return decideFromOutside(log, runId, mr, 'approve', async (ledger) => {
     const declined = ledger.declines.get(mr);
     if (declined) return { ok: false, error: `merge request ${mr} was already rejected by ${declined.by}` };
-    await log.append(approvalEvent(runId, mr, by));
+    await log.append(approvalEvent(runId, mr));
     return { ok: true };
   });
 }
 
-/** Turns a request down; its author gets `reason` (in `merge.rejected`'s output and a direct message). */
+/**
+ * The user turns a request down (`colony reject`, the dashboard); its author gets `reason` (in
+ * `merge.rejected`'s output and a direct message).
+ */
 export async function rejectFromOutside(
   log: EventLog,
   runId: string,
   mr: number,
   reason: string,
-  by = 'user',
 ): Promise<ApproveResult> {
   const why = reason.trim();
   if (why === '') return { ok: false, error: 'a rejection needs a reason (the agent reads it)' };
   return decideFromOutside(log, runId, mr, 'reject', async (ledger) => {
     if (ledger.approvals.has(mr)) return { ok: false, error: `merge request ${mr} was already approved` };
-    if (!ledger.declines.has(mr)) await log.append(declineEvent(runId, mr, by, why));
+    if (!ledger.declines.has(mr)) await log.append(declineEvent(runId, mr, why));
     return { ok: true };
   });
 }
@@ -90,7 +92,9 @@ export class ApprovalGate {
     private readonly ledger: MrLedger,
     private readonly awaiting: Map<number, Pending>,
     private readonly decisions: GateDecisions,
-  ) {}
+  ) {
+    ledger.onIgnored((decision) => void this.recordIgnored(decision));
+  }
 
   async park(request: Pending, commit: string, verify: string): Promise<void> {
     request.parked = { verify };
@@ -130,10 +134,18 @@ export class ApprovalGate {
     this.timer = null;
   }
 
-  /** Decisions recorded by other processes (`approveFromOutside`, `rejectFromOutside`). */
-  private async poll(): Promise<void> {
+  /**
+   * Decisions recorded in the log (`approveFromOutside`, `rejectFromOutside`, an integrator's
+   * review_merge); only those that count (deciders.ts) decide a parked request.
+   */
+  async poll(): Promise<void> {
     await this.ledger.refresh().catch(() => {});
     for (const mr of [...this.awaiting.keys()]) await this.apply(mr);
+  }
+
+  /** A logged decision that does not count: the request stays as it is, the log says why. */
+  private async recordIgnored(decision: IgnoredDecision): Promise<void> {
+    await this.options.log.append(ignoredEvent(this.options.runId, decision)).catch(() => {});
   }
 
   private async apply(mr: number): Promise<void> {

@@ -178,6 +178,11 @@ export class IntegrationQueue {
     return true;
   }
 
+  /** Reads the decisions logged since the last look now (not at the next poll) and applies those that count. */
+  async readDecisions(): Promise<void> {
+    await this.gate.poll();
+  }
+
   /** Resolves when nothing is queued or being integrated (awaiting approval does not count). */
   idle(): Promise<void> {
     if (this.pumping === null && this.queue.length === 0) return Promise.resolve();

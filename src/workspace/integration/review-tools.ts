@@ -3,12 +3,18 @@
  * passed the merge check and wait for a review, with their diffs; `review_merge {mr, decision,
  * reason}` lands one (it is rebuilt on the then-current main) or rejects it (the author gets the
  * reason as a direct message and a FAIL entry). Nobody reviews their own change.
+ *
+ * An approval is a `merge.approved` event written as this agent (`agent` and `by` are its name, never
+ * 'user'); the queue reads it back from the log like any other decision, so it lands the request only
+ * if the rule of deciders.ts lets it count (an integrator, not the author).
  */
 import { z } from 'zod';
+import { RESERVED_AGENT_NAMES } from '../../agent/direct-message.js';
 import type { EventLog } from '../../store/types.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { HUB_MAIN } from '../hub.js';
+import { REVIEW_MERGE_TOOL } from './deciders.js';
 import { changeSince, revParse } from './hub-git.js';
 import type { IntegrationQueue } from './queue.js';
 
@@ -23,6 +29,9 @@ export interface ReviewToolContext {
 const SHOWN = 5;
 
 export function createReviewTools(ctx: ReviewToolContext): Tool[] {
+  // A reviewer's decisions are written in its own name; a reserved one (the user's) must never be it.
+  if (RESERVED_AGENT_NAMES.has(ctx.agent))
+    throw new Error(`"${ctx.agent}" is a reserved name and cannot be an integrator`);
   const queueTool = defineTool({
     name: 'review_queue',
     description:
@@ -50,7 +59,7 @@ export function createReviewTools(ctx: ReviewToolContext): Tool[] {
   });
 
   const decideTool = defineTool({
-    name: 'review_merge',
+    name: REVIEW_MERGE_TOOL,
     description:
       'Decide on a merge request waiting for review: "approve" lands it on main (rebuilt on the current ' +
       'main and re-checked if main moved); "reject" sends it back to its author with your reason.',
@@ -76,7 +85,13 @@ export function createReviewTools(ctx: ReviewToolContext): Tool[] {
         kind: 'merge.approved',
         data: { mr, by: ctx.agent },
       });
-      ctx.queue.approve(mr);
+      // The queue applies the logged approval only if it counts (never the author's own, say).
+      await ctx.queue.readDecisions();
+      if (ctx.queue.awaitingApproval().includes(mr))
+        return fail(
+          `Your approval of MR ${mr} did not count (only an integrator other than the author decides; ` +
+            'see merge.approval_ignored in the log): it still waits for a review.',
+        );
       return ok(`Approved MR ${mr} by ${request.agent}; the queue lands it (its author hears the outcome).`);
     },
   });

@@ -63,16 +63,16 @@ describe('integration queue with human approval', () => {
     expect(sh(f.hub, 'rev-parse', 'main')).toBe(mainBefore);
 
     const outcome = queue.outcome(1);
-    expect(await rejectFromOutside(store.log, f.runId, 1, '  ', 'tester')).toMatchObject({ ok: false });
-    expect(await rejectFromOutside(store.log, f.runId, 1, 'name the file after the agent', 'tester')).toEqual(
-      { ok: true },
-    );
+    expect(await rejectFromOutside(store.log, f.runId, 1, '  ')).toMatchObject({ ok: false });
+    expect(await rejectFromOutside(store.log, f.runId, 1, 'name the file after the agent')).toEqual({
+      ok: true,
+    });
     const result = await outcome;
     expect(result).toMatchObject({
       status: 'rejected',
       reason: 'review_rejected',
       files: ['src/ivy.txt'],
-      output: 'rejected by tester: name the file after the agent',
+      output: 'rejected by user: name the file after the agent',
     });
     expect(f.dms.at(-1)).toMatchObject({ to: 'ivy', from: 'integration' });
     expect(f.dms.at(-1)?.text).toMatch(/merge request 1 was rejected[\s\S]*name the file after the agent/);
@@ -95,7 +95,7 @@ describe('integration queue with human approval', () => {
       closed = true;
     });
     expect(closed).toBe(false);
-    expect(await approveFromOutside(store.log, f.runId, 1, 'tester')).toEqual({ ok: true });
+    expect(await approveFromOutside(store.log, f.runId, 1)).toEqual({ ok: true });
     await closing;
     const landed = await store.log.read(f.runId, { kinds: ['merge.landed'] });
     expect(landed.map((e) => e.data.mr)).toEqual([1]);

@@ -223,7 +223,7 @@ describe('integration queue', () => {
     await queue.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(queue.awaitingApproval()).toEqual([2]);
-    expect(await approveFromOutside(store.log, f.runId, 2, 'tester')).toEqual({ ok: true });
+    expect(await approveFromOutside(store.log, f.runId, 2)).toEqual({ ok: true });
     expect((await frankResult).status).toBe('landed');
     expect(await approveFromOutside(store.log, f.runId, 2)).toMatchObject({ ok: false });
     expect(await approveFromOutside(store.log, f.runId, 99)).toMatchObject({ ok: false });
