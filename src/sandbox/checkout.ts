@@ -1,43 +1,81 @@
 /**
  * The one folder of the host a sandboxed command may change: its own checkout, bound at its real path
- * (read-write, or read-only for read-only profiles). A worktree's git metadata lives in the hub, so the
- * hub is bound read-only (git log, diff and status work; commits are Colony's, through merge_request
- * and sync), and the checkout's `.git` file is bound read-only over itself so that a command cannot
+ * (read-write, or read-only for read-only profiles), with the git metadata it needs:
+ *
+ * - an agent's own repository (workspace/agent-repo.ts): its git directory read-write (the agent may
+ *   commit, branch, stash), but the files Colony owns read-only over it — config, hooks, the
+ *   attributes file and the alternates file — and the hub's object store it borrows, read-only. The
+ *   hub's refs and config are not there at all.
+ * - a linked worktree of the hub (Colony's own check checkouts: verify, merge check): the hub
+ *   read-only (git log, diff and status work).
+ *
+ * The checkout's `.git` file is bound read-only over itself in both cases, so that a command cannot
  * point Colony's own git commands at another repository.
  */
-import { lstatSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+
+/** Files of an agent's git directory that are Colony's: read-only inside the sandbox. */
+const COLONY_OWNED = ['config', 'hooks', 'info/attributes', 'objects/info/alternates'];
 
 export function checkoutMounts(checkout: string, writable: boolean): string[] {
   const dir = path.resolve(checkout);
   const args: string[] = [];
   args.push(writable ? '--bind' : '--ro-bind', dir, dir);
-  const common = gitCommonDir(dir);
-  if (common) args.push('--ro-bind', common, common);
+  const repo = gitMetadata(dir);
+  if (repo?.kind === 'worktree') args.push('--ro-bind', repo.common, repo.common);
+  if (repo?.kind === 'own') {
+    args.push(writable ? '--bind' : '--ro-bind', repo.gitDir, repo.gitDir);
+    for (const name of COLONY_OWNED) {
+      const owned = path.join(repo.gitDir, name);
+      if (existsSync(owned)) args.push('--ro-bind', owned, owned);
+    }
+    for (const objects of repo.alternates) args.push('--ro-bind', objects, objects);
+  }
   const dotGit = path.join(dir, '.git');
   if (writable && isFile(dotGit)) args.push('--ro-bind', dotGit, dotGit);
   args.push('--chdir', dir);
   return args;
 }
 
+type GitMetadata =
+  | { kind: 'worktree'; common: string }
+  | { kind: 'own'; gitDir: string; alternates: string[] };
+
 /**
- * The repository a worktree belongs to (its `.git` file → gitdir → commondir), or null for a folder
- * that is not a linked worktree (a plain clone has its `.git` folder inside the checkout already).
+ * Where a checkout's git metadata lives, from its `.git` file: a linked worktree's repository
+ * (gitdir → commondir), or a separate git directory of its own with the object stores it borrows.
+ * Null for a plain clone (its `.git` folder is inside the checkout already) or no repository.
  */
-export function gitCommonDir(checkout: string): string | null {
+export function gitMetadata(checkout: string): GitMetadata | null {
   const dotGit = path.join(checkout, '.git');
   if (!isFile(dotGit)) return null;
   const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
   if (!match?.[1]) return null;
   const gitDir = path.resolve(checkout, match[1]);
-  let common = gitDir;
-  try {
-    common = path.resolve(gitDir, readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
-  } catch {
-    // No commondir: the gitdir is the repository itself.
-  }
   // Never bind a repository that contains the checkout (it would cover the checkout's own bind).
-  return path.relative(common, checkout).startsWith('..') ? common : null;
+  const outside = (p: string) => path.relative(p, checkout).startsWith('..');
+  const commondir = readText(path.join(gitDir, 'commondir'));
+  if (commondir !== null) {
+    const common = path.resolve(gitDir, commondir.trim());
+    return outside(common) ? { kind: 'worktree', common } : null;
+  }
+  if (!outside(gitDir)) return null;
+  const alternates = (readText(path.join(gitDir, 'objects', 'info', 'alternates')) ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => path.resolve(gitDir, 'objects', line))
+    .filter((objects) => existsSync(objects) && outside(objects));
+  return { kind: 'own', gitDir, alternates };
+}
+
+function readText(p: string): string | null {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 function isFile(p: string): boolean {

@@ -65,6 +65,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         runId: spec.runId,
         hubPath: workspace.hubPath,
         workRoot: dir,
+        baseCommit: spec.baseCommit,
         verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
         log,

@@ -76,6 +76,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
         runId: spec.runId,
         hubPath: workspace.hubPath,
         workRoot: dir,
+        baseCommit: spec.baseCommit,
         verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
         log,
@@ -175,7 +176,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
         if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
         const ws = await workspace.forAgent(agent);
         if (!ws.ok) return { agent, started: false, error: ws.error };
-        const { worktree, branch } = ws.value;
+        const { worktree, branch, publish } = ws.value;
         const base = toolsForProfile('coder', worktree, {
           bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
         });
@@ -186,6 +187,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
           agent,
           worktree,
           branch,
+          publish,
           queue,
           hubPath: workspace.hubPath,
           log,

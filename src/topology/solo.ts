@@ -148,6 +148,9 @@ async function landWork(ctx: RunContext, team: TeamRun): Promise<Landing> {
       );
     }
   }
+  // After a crash inside finalize the repository may be gone: its branch was published first.
+  const published = existsSync(worktree) ? await workspace.publish(SOLO_AGENT) : null;
+  if (published && !published.ok) throw new Error(published.error);
   const tip = await revParse(workspace.hubPath, `refs/heads/${branch}^{commit}`);
   if (!tip) return { landed: false, reason: `the agent's branch ${branch} is missing from the hub` };
   if (await isAncestor(workspace.hubPath, tip, `refs/heads/${HUB_MAIN}`)) return { landed: true };
@@ -156,6 +159,7 @@ async function landWork(ctx: RunContext, team: TeamRun): Promise<Landing> {
     runId: spec.runId,
     hubPath: workspace.hubPath,
     workRoot: team.dir,
+    baseCommit: spec.baseCommit,
     verify: spec.mergeVerify,
     setup: spec.setup,
     log,

@@ -10,6 +10,7 @@ import { runDir } from '../core/home.js';
 import { resultBranchName } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import type { IntegrationQueueOptions } from '../workspace/integration/index.js';
+import { guardMain, movedMainWarning } from '../workspace/integration/main-guard.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import type { RunContext, RunOutcome } from './context.js';
 import { type MainVerifier, mainVerifier } from './peers/verify-main.js';
@@ -82,6 +83,7 @@ export async function finalizeTeamRun(
   const { spec } = ctx;
   const [previous] = await ctx.log.read(spec.runId, { kinds: ['run.finished'], limit: 1 });
   if (previous) return { status: previous.data.status, reason: previous.data.reason };
+  await guardHubMain(ctx, run);
   const { status, reason } = await decide();
   const fetched = await run.workspace.finish();
   if (!fetched.ok) throw new Error(fetched.error);
@@ -103,4 +105,13 @@ export async function replayedBudget(ctx: RunContext): Promise<Budget> {
     budget.record(event.data.turn.usage, event.data.turn.costUsd);
   }
   return budget;
+}
+
+/** Puts hub main back where the integration queue last left it, if anything else moved it. */
+async function guardHubMain(ctx: RunContext, run: TeamRun): Promise<void> {
+  const landed = await ctx.log.read(ctx.spec.runId, { kinds: ['merge.landed'] });
+  const expected = landed.at(-1)?.data.commit ?? ctx.spec.baseCommit;
+  const check = await guardMain(run.workspace.hubPath, expected);
+  if (!check.ok) throw new Error(check.error);
+  if (check.value.moved) await run.emit('warning', { message: movedMainWarning(check.value) });
 }

@@ -14,6 +14,7 @@ import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import { isKind } from '../core/events.js';
+import type { Result } from '../lang/result.js';
 import type { Usage } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
@@ -87,6 +88,7 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         runId: spec.runId,
         hubPath: workspace.hubPath,
         workRoot: dir,
+        baseCommit: spec.baseCommit,
         verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
         log,
@@ -114,11 +116,13 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         const writer = WRITER_PROFILES.has(request.profile);
         let root: string;
         let branch: string | null = null;
+        let publish: (() => Promise<Result<string>>) | null = null;
         if (writer) {
           const ws = await workspace.forAgent(agent);
           if (!ws.ok) return { ok: false, error: ws.error };
           root = ws.value.worktree;
           branch = ws.value.branch;
+          publish = ws.value.publish;
         } else {
           root = await readonlyRoot();
         }
@@ -188,17 +192,28 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
           steps: end.steps,
           finalText: end.finalText,
         };
-        if (!writer || !branch || end.status !== 'done') return { ok: true, outcome: base };
-        return { ok: true, outcome: { ...base, merge: await land(agent, branch, root, end.finalText) } };
+        if (!writer || !branch || !publish || end.status !== 'done') return { ok: true, outcome: base };
+        return {
+          ok: true,
+          outcome: { ...base, merge: await land(agent, branch, root, publish, end.finalText) },
+        };
       };
 
       /** Commits a writer's work and lands it through the queue (a merge already decided is read from the log). */
-      const land = async (agent: string, branch: string, worktree: string, note: string) => {
+      const land = async (
+        agent: string,
+        branch: string,
+        worktree: string,
+        publish: () => Promise<Result<string>>,
+        note: string,
+      ) => {
         const decided = await loggedMerge(log, spec.runId, agent);
         if (decided) return decided;
         const message = firstLine(note) || `${agent}: changes`;
         const committed = await commitAll(worktree, message);
         if (!committed.ok) return { status: 'error' as const, detail: committed.error };
+        const published = await publish();
+        if (!published.ok) return { status: 'error' as const, detail: published.error };
         const result = await queue.submit({ agent, branch, note: message });
         if (result.status === 'landed')
           return { status: 'landed' as const, detail: `landed as ${result.commit}` };

@@ -1,9 +1,11 @@
 /**
  * A run's shared workspace: the hub is the single source of truth; each writing agent gets its own
- * worktree on `agent/<name>`, created lazily (with the run's setup command run in it once); at the
- * end worktrees are removed, branches stay in the hub, and hub `main` (the integrated result) is
- * fetched into the user's repository as `colony/<run-id>`. Worktrees share the hub's object store, so a
- * thousand agents need a thousand checkouts, not a thousand copies of the history.
+ * repository (agent-repo.ts: a checkout on `agent/<name>` and a git directory of its own), created
+ * lazily (with the run's setup command run in it once). Colony copies an agent's commits into the
+ * hub (`publish`) on merge_request, sync and when the agent is released; at the end the checkouts are
+ * removed, branches stay in the hub, and hub `main` (the integrated result) is fetched into the user's
+ * repository as `colony/<run-id>`. Agent repositories borrow the hub's object store (an alternate), so
+ * a thousand agents need a thousand checkouts, not a thousand copies of the history.
  */
 
 import { existsSync, readdirSync } from 'node:fs';
@@ -11,16 +13,26 @@ import { join } from 'node:path';
 import type { Result } from '../lang/result.js';
 import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
+import {
+  AGENT_GIT_DIRS,
+  type AgentRepo,
+  openAgentRepo,
+  publishAgentRepo,
+  removeAgentRepo,
+} from './agent-repo.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
 import { type FetchResult, fetchResult } from './result.js';
 import { runShellCommand } from './shell-command.js';
-import { addWorktree, commitAll, removeWorktree } from './worktree.js';
+import { commitAll, removeWorktree } from './worktree.js';
 
 export interface AgentWorkspace {
   agent: string;
+  /** The agent's checkout. */
   worktree: string;
   branch: string;
+  /** Copies the agent's current commit into the hub as its branch; returns that commit. */
+  publish(): Promise<Result<string>>;
 }
 
 export type WorkspaceResult<T> = Result<T>;
@@ -54,6 +66,20 @@ export class RunWorkspace {
     return join(this.options.runDir, 'worktrees', agent);
   }
 
+  /** The agent's repository: its checkout and its git directory (beside the hub, not in the checkout). */
+  repoOf(agent: string): AgentRepo {
+    return {
+      checkout: this.worktreePath(agent),
+      gitDir: join(this.options.runDir, AGENT_GIT_DIRS, `${agent}.git`),
+      branch: `agent/${agent}`,
+    };
+  }
+
+  /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
+  publish(agent: string): Promise<Result<string>> {
+    return publishAgentRepo(this.hubPath, this.repoOf(agent));
+  }
+
   /** The agent's worktree, created on first use (concurrent callers share one creation). */
   forAgent(agent: string): Promise<WorkspaceResult<AgentWorkspace>> {
     let pending = this.ready.get(agent);
@@ -70,11 +96,12 @@ export class RunWorkspace {
 
   private async create(agent: string): Promise<WorkspaceResult<AgentWorkspace>> {
     const { runId, log, setup } = this.options;
-    const branch = `agent/${agent}`;
-    const worktree = this.worktreePath(agent);
+    const repo = this.repoOf(agent);
+    const { branch, checkout: worktree } = repo;
     const existing = await log.read(runId, { agent, kinds: ['workspace.ready', 'setup.finished'] });
-    const main = await addWorktree(this.hubPath, worktree, branch, await this.mainCommit());
-    if (!main.ok) return main;
+    const opened = await openAgentRepo({ hubPath: this.hubPath, repo, startCommit: await this.mainCommit() });
+    if (!opened.ok) return opened;
+    const main = opened.value;
     if (!existing.some((e) => e.kind === 'workspace.ready')) {
       await log.append({
         runId,
@@ -102,7 +129,7 @@ export class RunWorkspace {
       if (result.exitCode !== 0)
         return { ok: false, error: `setup command failed in ${worktree} (exit ${result.exitCode})` };
     }
-    return { ok: true, value: { agent, worktree, branch } };
+    return { ok: true, value: { agent, worktree, branch, publish: () => this.publish(agent) } };
   }
 
   private async mainCommit(): Promise<string> {
@@ -111,28 +138,39 @@ export class RunWorkspace {
   }
 
   /**
-   * Removes one finished agent's worktree, so a run of 1,000 peers keeps only the working ones on
-   * disk. Uncommitted changes are first committed on the agent's branch (nothing is lost); a later
-   * forAgent() (e.g. after a resume) checks the branch out again.
+   * Removes one finished agent's repository, so a run of 1,000 peers keeps only the working ones on
+   * disk. Uncommitted changes are first committed on the agent's branch and the branch is copied into
+   * the hub (nothing is lost); a later forAgent() (e.g. after a resume) checks the branch out again.
    */
   async release(agent: string): Promise<WorkspaceResult<void>> {
-    const worktree = this.worktreePath(agent);
+    const repo = this.repoOf(agent);
     this.ready.delete(agent);
-    if (!existsSync(worktree)) return { ok: true, value: undefined };
-    const saved = await commitAll(worktree, `colony: uncommitted work of ${agent} when it finished`);
+    if (!existsSync(join(repo.checkout, '.git'))) {
+      await removeAgentRepo(repo);
+      return { ok: true, value: undefined };
+    }
+    const saved = await commitAll(repo.checkout, `colony: uncommitted work of ${agent} when it finished`);
     if (!saved.ok) return saved;
-    const removed = await removeWorktree(this.hubPath, worktree);
-    return removed.ok ? { ok: true, value: undefined } : removed;
+    const published = await this.publish(agent);
+    if (!published.ok) return published;
+    await removeAgentRepo(repo);
+    return { ok: true, value: undefined };
   }
 
-  /** Removes every agent worktree (branches stay) and fetches hub main as `colony/<run-id>`. */
+  /**
+   * Releases every agent repository (their work copied into the hub first) and Colony's own check
+   * checkouts (hub worktrees), then fetches hub main as `colony/<run-id>`.
+   */
   async finish(): Promise<FetchResult> {
-    // Every agent's worktree, also those created by an earlier process of this run (before a resume).
+    // Every checkout, also those created by an earlier process of this run (before a resume).
     const folder = join(this.options.runDir, 'worktrees');
-    const agents = existsSync(folder) ? readdirSync(folder) : [];
-    for (const agent of agents) {
-      const removed = await removeWorktree(this.hubPath, this.worktreePath(agent));
-      if (!removed.ok) return removed;
+    const names = existsSync(folder) ? readdirSync(folder) : [];
+    for (const name of names) {
+      const repo = this.repoOf(name);
+      const released = existsSync(repo.gitDir)
+        ? await this.release(name)
+        : await removeWorktree(this.hubPath, this.worktreePath(name));
+      if (!released.ok) return released;
     }
     this.ready.clear();
     return fetchResult(this.options.userRepo, this.hubPath, HUB_MAIN, `colony/${this.options.runId}`);

@@ -403,7 +403,7 @@ export class Team {
     // subagent, which dominates a wide fan-out); writers get their own worktree and branch.
     const ws = await this.options.workspace.forAgent(writes ? subagent.name : LEAD_AGENT);
     if (!ws.ok) return ws;
-    const { worktree, branch } = ws.value;
+    const { worktree, branch, publish } = ws.value;
     const base = toolsForProfile(subagent.profile.base, worktree, { bash: this.options.bash });
     if (!base.ok) return base;
     if (!writes) return base;
@@ -412,6 +412,7 @@ export class Team {
       agent: subagent.name,
       worktree,
       branch,
+      publish,
       queue: this.options.queue,
       hubPath: this.options.workspace.hubPath,
       log: this.options.log,

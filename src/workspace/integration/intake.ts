@@ -50,7 +50,14 @@ export async function admit(
         await ctx.ledger.refresh();
       }
       const { preApproved, ...request } = input;
-      accept({ mr, ...request, commit, approved: preApproved === true, landRetries: 0 });
+      accept({
+        mr,
+        ...request,
+        commit,
+        approved: preApproved === true,
+        landRetries: 0,
+        ...(previous ? { resumed: true } : {}),
+      });
       return { ok: true as const, mr, commit };
     });
   } catch (error) {

@@ -6,7 +6,7 @@
  */
 import type { EventInput, EventKind } from '../../core/events.js';
 import { HUB_MAIN } from '../hub.js';
-import { changedFiles, updateRefs } from './hub-git.js';
+import { changedFiles, revParse, updateRefs } from './hub-git.js';
 import {
   clip,
   failSummary,
@@ -114,6 +114,36 @@ export class Landing {
       });
     });
     return { ok: true };
+  }
+
+  /**
+   * A request whose process died between moving main and logging `merge.landed` has its
+   * refs/colony/landed/<id> (set in the same ref transaction as main): log the landing now and answer
+   * it. Returns false when the request did not land.
+   */
+  async recoverLanded(request: Pending): Promise<boolean> {
+    const commit = await revParse(this.hub, `refs/colony/landed/${request.mr}`);
+    if (commit === null) return false;
+    const mainBefore = (await revParse(this.hub, `${commit}^`)) ?? commit;
+    const files = await changedFiles(this.hub, mainBefore, commit);
+    this.stats.landed++;
+    await this.append({
+      runId: this.options.runId,
+      agent: request.agent,
+      kind: 'merge.landed',
+      data: { mr: request.mr, commit, mainBefore, batch: [request.mr] },
+    });
+    this.resolve(request.mr, {
+      status: 'landed',
+      mr: request.mr,
+      commit,
+      agentCommit: request.commit,
+      mainBefore,
+      batch: [request.mr],
+      files,
+      verify: 'landed before a restart (recovered from the hub)',
+    });
+    return true;
   }
 
   async reject(request: Pending, reason: RejectReason, files: string[], output: string): Promise<void> {

@@ -21,6 +21,7 @@ import { admit, takeBatch } from './intake.js';
 import { Landing, MAIN_REF } from './landing.js';
 import { MrLedger, resultFromLog } from './ledger.js';
 import { type IntegrationLock, localIntegrationLock } from './lock.js';
+import { guardMain, movedMainWarning } from './main-guard.js';
 import type {
   Applied,
   AwaitingRequest,
@@ -253,7 +254,13 @@ export class IntegrationQueue {
    * Builds the batch on main, verifies it, lands it (or parks it for approval); on failure splits it
    * in halves. Requests that conflict only with an earlier member are put back in the queue.
    */
-  private async integrate(batch: Pending[]): Promise<void> {
+  private async integrate(pending: Pending[]): Promise<void> {
+    const batch: Pending[] = [];
+    for (const request of pending) {
+      if (!request.resumed || !(await this.landing.recoverLanded(request))) batch.push(request);
+    }
+    if (batch.length === 0) return;
+    await this.guardMain();
     const main = await revParse(this.hub, MAIN_REF);
     if (main === null) throw new Error(`hub ${this.hub} has no ${HUB_MAIN}`);
     const { applied, deferred, top, topTree } = await buildCandidate(this.hub, main, batch, (...args) =>
@@ -279,6 +286,16 @@ export class IntegrationQueue {
     const half = Math.ceil(applied.length / 2);
     await this.integrate(applied.slice(0, half).map((a) => a.request));
     await this.integrate(applied.slice(half).map((a) => a.request));
+  }
+
+  /** Puts main back where this run's queue last left it if something else moved it (main-guard.ts). */
+  private async guardMain(): Promise<void> {
+    await this.ledger.refresh();
+    const expected = this.ledger.landed.at(-1)?.commit ?? this.options.baseCommit;
+    if (!expected) return;
+    const check = await guardMain(this.hub, expected);
+    if (!check.ok) throw new Error(check.error);
+    if (check.value.moved) await this.landing.warn(movedMainWarning(check.value));
   }
 
   private async landOrPark(applied: Applied[], mainBefore: string, verifySummary: string): Promise<void> {

@@ -1,5 +1,7 @@
 /**
- * `sync`: bring the latest hub main into an agent's worktree and say what landed since its last sync.
+ * `sync`: bring the latest hub main into an agent's repository and say what landed since its last sync.
+ * Main's commits are already readable there (the agent repository borrows the hub's objects), so no
+ * fetch is needed; the agent's commits are copied into the hub before and after (`publish`).
  *
  * Uncommitted changes are first committed as a WIP commit (the agent's work is never set aside or
  * lost, and a rebase needs a clean tree). Mode 'rebase' (default) replays the agent's commits on
@@ -9,6 +11,7 @@
  * Before a rebase rewrites commits, the old tip is pinned as refs/colony/presync/<agent>/<sha>.
  */
 import path from 'node:path';
+import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
 import { AGENT_COMMIT_CONFIG, git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
@@ -21,6 +24,8 @@ export interface SyncOptions {
   worktree: string;
   hubPath: string;
   log: EventLog;
+  /** Copies the agent's current commit into the hub as its branch. */
+  publish(): Promise<Result<string>>;
   mode?: 'rebase' | 'merge';
 }
 
@@ -66,11 +71,17 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   const wip = await commitAll(cwd, 'WIP (committed by sync)');
   if (!wip.ok) return { ok: false, error: wip.error };
   if (wip.status === 'committed') wipCommit = wip.commit;
+  // The hub holds the pre-sync commits (pinned below before a rebase rewrites them).
+  const published = await options.publish();
+  if (!published.ok) return { ok: false, error: published.error };
 
   const main = await revParse(hub, `refs/heads/${HUB_MAIN}`);
   const before = await revParse(cwd, 'HEAD');
   if (main === null || before === null)
     return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
+
+  // The agent's own `main` follows the hub's (git diff main, git log main.. work in its bash).
+  if (branch !== HUB_MAIN) await git(['update-ref', `refs/heads/${HUB_MAIN}`, main], { cwd });
 
   let status: 'synced' | 'up_to_date' | 'conflict' = 'synced';
   let conflicts: string[] = [];
@@ -104,6 +115,10 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
     }
   }
   const head = (await revParse(cwd, 'HEAD')) ?? before;
+  if (head !== before && !merging) {
+    const after = await options.publish();
+    if (!after.ok) return { ok: false, error: after.error };
+  }
   const landed = await landedSinceLastSync(options.log, options.runId, options.agent);
   await options.log.append({
     runId: options.runId,

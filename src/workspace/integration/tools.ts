@@ -1,5 +1,6 @@
 /** The agent-side tools: `merge_request {note}` and `sync {merge?}`. */
 import { z } from 'zod';
+import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
@@ -15,6 +16,8 @@ export interface IntegrationToolContext {
   worktree: string;
   /** The agent's branch in the hub (`agent/<name>`). */
   branch: string;
+  /** Copies the agent's current commit into the hub as `branch` (its repository is its own). */
+  publish(): Promise<Result<string>>;
   queue: IntegrationQueue;
   hubPath: string;
   log: EventLog;
@@ -35,6 +38,8 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     async run({ note }, context) {
       const committed = await commitAll(ctx.worktree, note);
       if (!committed.ok) return fail(`merge_request: could not commit your changes: ${committed.error}`);
+      const published = await ctx.publish();
+      if (!published.ok) return fail(`merge_request: ${published.error}`);
       const queued = await ctx.queue.enqueue({
         agent: ctx.agent,
         branch: ctx.branch,
@@ -75,6 +80,7 @@ export function createSyncTool(ctx: IntegrationToolContext): Tool {
         worktree: ctx.worktree,
         hubPath: ctx.hubPath,
         log: ctx.log,
+        publish: ctx.publish,
         mode: merge ? 'merge' : 'rebase',
       });
       if (!result.ok) return fail(`sync failed: ${result.error}`);

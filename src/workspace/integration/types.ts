@@ -74,6 +74,11 @@ export interface IntegrationQueueOptions {
   workRoot: string;
   /** Shell command run in the integration worktree; absent = every candidate passes. */
   verify?: string;
+  /**
+   * Where hub main stood before the run's first landing. With it, each integration first checks
+   * that nothing outside the queue moved main (main-guard.ts); without it, only after a landing.
+   */
+  baseCommit?: string;
   /** Shell command run once per queue instance in the integration worktree before the first verify. */
   setup?: string;
   log: EventLog;
@@ -139,6 +144,8 @@ export interface Pending {
   landRetries: number;
   /** Parked for approval at least once; with approval 'human', the verify summary it passed with. */
   parked?: { verify: string };
+  /** Its id came from the log (a process of the run died with it pending): it may have landed already. */
+  resumed?: boolean;
 }
 
 /** A request applied to a candidate: its commit on top of `parent` in the candidate chain. */

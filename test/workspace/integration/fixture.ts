@@ -1,6 +1,8 @@
 /** A run's git side for integration tests: user repo, hub, agent worktrees, recorded hooks. */
 import path from 'node:path';
+import { ok, type Result } from '../../../src/lang/result.js';
 import type { Store } from '../../../src/store/index.js';
+import { openAgentRepo, publishAgentRepo } from '../../../src/workspace/agent-repo.js';
 import { createHub } from '../../../src/workspace/hub.js';
 import { IntegrationQueue } from '../../../src/workspace/integration/index.js';
 import type { IntegrationQueueOptions } from '../../../src/workspace/integration/types.js';
@@ -23,6 +25,12 @@ export interface Posted {
   scope?: string[];
 }
 
+export interface FixtureAgent {
+  path: string;
+  branch: string;
+  publish(): Promise<Result<string>>;
+}
+
 export interface Fixture {
   dir: string;
   user: string;
@@ -32,7 +40,13 @@ export interface Fixture {
   posts: Posted[];
   dms: { to: string; from: string; text: string }[];
   countFile: string;
-  agent(name: string): Promise<{ path: string; branch: string }>;
+  /**
+   * An agent's checkout as a worktree of the hub: the queue does not care where a branch comes from,
+   * so `publish` has nothing to copy.
+   */
+  agent(name: string): Promise<FixtureAgent>;
+  /** An agent with a repository of its own, as in a run (workspace/agent-repo.ts). */
+  ownRepo(name: string): Promise<FixtureAgent>;
   queue(options?: Partial<IntegrationQueueOptions>): IntegrationQueue;
   mainLog(): string[];
   cleanup(): void;
@@ -67,7 +81,18 @@ export async function makeFixture(store: Store, label: string): Promise<Fixture>
     async agent(name) {
       const wt = await addWorktree(hub, path.join(dir, 'wt', name), `agent/${name}`, base);
       if (!wt.ok) throw new Error(wt.error);
-      return { path: wt.path, branch: wt.branch };
+      const { branch } = wt;
+      return { path: wt.path, branch, publish: async () => ok(sh(hub, 'rev-parse', branch)) };
+    },
+    async ownRepo(name) {
+      const repo = {
+        checkout: path.join(dir, 'wt', name),
+        gitDir: path.join(dir, 'repos', `${name}.git`),
+        branch: `agent/${name}`,
+      };
+      const opened = await openAgentRepo({ hubPath: hub, repo, startCommit: base });
+      if (!opened.ok) throw new Error(opened.error);
+      return { path: repo.checkout, branch: repo.branch, publish: () => publishAgentRepo(hub, repo) };
     },
     queue(options = {}) {
       const queue = new IntegrationQueue({

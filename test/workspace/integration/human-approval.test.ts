@@ -49,6 +49,7 @@ describe('integration queue with human approval', () => {
       agent: 'ivy',
       worktree: ivy.path,
       branch: ivy.branch,
+      publish: ivy.publish,
       queue,
       hubPath: f.hub,
       log: store.log,

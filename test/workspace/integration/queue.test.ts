@@ -72,6 +72,7 @@ describe('integration queue', () => {
       runId: f.runId,
       agent: 'bob',
       worktree: bob.path,
+      publish: bob.publish,
       hubPath: f.hub,
       log: store.log,
     });
@@ -84,6 +85,7 @@ describe('integration queue', () => {
       runId: f.runId,
       agent: 'bob',
       worktree: bob.path,
+      publish: bob.publish,
       hubPath: f.hub,
       log: store.log,
       mode: 'merge',
@@ -110,6 +112,7 @@ describe('integration queue', () => {
       runId: f.runId,
       agent: 'bob',
       worktree: bob.path,
+      publish: bob.publish,
       hubPath: f.hub,
       log: store.log,
     });
@@ -249,5 +252,63 @@ describe('integration queue', () => {
     const hank = await f.agent('hank');
     commitFiles(hank.path, { 'src/hank.txt': 'hank\n' }, 'hank');
     expect(await fresh.submit({ agent: 'hank', branch: hank.branch, note: 'hank' })).toMatchObject({ mr: 2 });
+  });
+
+  it('logs a landing its process moved main for but died before logging, instead of rejecting it as empty', async () => {
+    const f = await fixture('restart-landed');
+    const ivan = await f.agent('ivan');
+    commitFiles(ivan.path, { 'src/ivan.txt': 'ivan\n' }, 'ivan');
+    const stuck = f.queue({
+      lock: {
+        withLock: (_run, purpose, task) => (purpose === 'ids' ? task() : new Promise(() => {})),
+        close: async () => {},
+      },
+    });
+    const first = await stuck.enqueue({ agent: 'ivan', branch: ivan.branch, note: 'ivan' });
+    expect(first).toMatchObject({ ok: true, mr: 1 });
+    // What the dead process did before its kill: main and refs/colony/landed/1 in one transaction.
+    const mainBefore = sh(f.hub, 'rev-parse', 'main');
+    const landedCommit = sh(
+      f.hub,
+      'commit-tree',
+      '-p',
+      mainBefore,
+      '-m',
+      'ivan',
+      sh(f.hub, 'rev-parse', `${ivan.branch}^{tree}`),
+    );
+    sh(f.hub, 'update-ref', 'refs/heads/main', landedCommit);
+    sh(f.hub, 'update-ref', 'refs/colony/landed/1', landedCommit);
+    const again = await f.queue().submit({ agent: 'ivan', branch: ivan.branch, note: 'ivan' });
+    expect(again).toMatchObject({ status: 'landed', mr: 1, commit: landedCommit, mainBefore });
+    const landed = await store.log.read(f.runId, { kinds: ['merge.landed', 'merge.rejected'] });
+    expect(landed.map((e) => [e.kind, e.data.mr])).toEqual([['merge.landed', 1]]);
+    expect(sh(f.hub, 'rev-parse', 'main')).toBe(landedCommit);
+  });
+
+  it('puts back a main moved outside the queue before it lands the next request on it', async () => {
+    const f = await fixture('moved-main');
+    const queue = f.queue({ baseCommit: f.base });
+    const jo = await f.agent('jo');
+    commitFiles(jo.path, { 'src/jo.txt': 'jo\n' }, 'jo');
+    // Something outside the queue (an uncontained agent, a person) moves main to its own commit.
+    const forged = sh(
+      f.hub,
+      'commit-tree',
+      '-p',
+      f.base,
+      '-m',
+      'forged',
+      sh(f.hub, 'rev-parse', `${jo.branch}^{tree}`),
+    );
+    sh(f.hub, 'update-ref', 'refs/heads/main', forged);
+    const result = await queue.submit({ agent: 'jo', branch: jo.branch, note: 'adds jo' });
+    expect(result).toMatchObject({ status: 'landed', mainBefore: f.base });
+    expect(sh(f.hub, 'rev-parse', 'main^')).toBe(f.base);
+    expect(sh(f.hub, 'rev-parse', `refs/colony/moved-outside/${forged}`)).toBe(forged);
+    const warnings = await store.log.read(f.runId, { kinds: ['warning'] });
+    expect(warnings.map((w) => w.data.message).join('\n')).toContain(
+      `moved outside the integration queue (to ${forged})`,
+    );
   });
 });

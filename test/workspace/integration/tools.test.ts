@@ -21,12 +21,13 @@ afterAll(async () => {
 describe('merge_request and sync tools', () => {
   it('merge_request commits uncommitted work with the note, waits and reports the landed commit', async () => {
     const queue = f.queue();
-    const ivy = await f.agent('ivy');
+    const ivy = await f.ownRepo('ivy');
     const ctx = {
       runId: f.runId,
       agent: 'ivy',
       worktree: ivy.path,
       branch: ivy.branch,
+      publish: ivy.publish,
       queue,
       hubPath: f.hub,
       log: store.log,
@@ -52,18 +53,19 @@ describe('merge_request and sync tools', () => {
 
   it('merge_request reports a conflict; sync lists what landed and brings main in', async () => {
     const queue = f.queue();
-    const jay = await f.agent('jay');
-    const kim = await f.agent('kim');
+    const jay = await f.ownRepo('jay');
+    const kim = await f.ownRepo('kim');
     const jayCtx = {
       runId: f.runId,
       agent: 'jay',
       worktree: jay.path,
       branch: jay.branch,
+      publish: jay.publish,
       queue,
       hubPath: f.hub,
       log: store.log,
     };
-    const kimCtx = { ...jayCtx, agent: 'kim', worktree: kim.path, branch: kim.branch };
+    const kimCtx = { ...jayCtx, agent: 'kim', worktree: kim.path, branch: kim.branch, publish: kim.publish };
     write(jay.path, 'src/shared.txt', 'ALPHA-jay\nbeta\ngamma\n');
     expect((await createMergeRequestTool(jayCtx).run({ note: 'jay alpha' }, {})).isError).toBe(false);
     write(kim.path, 'src/shared.txt', 'alpha-kim\nbeta\ngamma\n');
@@ -77,10 +79,16 @@ describe('merge_request and sync tools', () => {
     expect(conflict.content).toContain('src/shared.txt');
     expect(conflict.content).toMatch(/MR \d+ by jay .*jay alpha/);
     // A non-conflicting agent: sync commits its WIP and rebases it onto main.
-    const lee = await f.agent('lee');
+    const lee = await f.ownRepo('lee');
     commitFiles(lee.path, { 'src/lee.txt': 'lee\n' }, 'lee commit');
     write(lee.path, 'src/lee2.txt', 'wip\n');
-    const leeSync = createSyncTool({ ...jayCtx, agent: 'lee', worktree: lee.path, branch: lee.branch });
+    const leeSync = createSyncTool({
+      ...jayCtx,
+      agent: 'lee',
+      worktree: lee.path,
+      branch: lee.branch,
+      publish: lee.publish,
+    });
     const synced = await leeSync.run({}, {});
     expect(synced.isError).toBe(false);
     expect(synced.content).toContain('WIP');
