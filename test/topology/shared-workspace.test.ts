@@ -131,6 +131,7 @@ describe('shared workspace with claims, messages and the integration queue', () 
         agent,
         worktree: ws.value.worktree,
         branch: ws.value.branch,
+        publish: ws.value.publish,
         queue,
         hubPath: workspace.hubPath,
         log: store.log,
