@@ -1,5 +1,7 @@
 /**
  * Run configuration. Precedence: CLI flags > environment > config file (`colony.json` or --config) > defaults.
+ * An implicit `colony.json` (not named with --config) may not set commands, containment or endpoints
+ * and keys, and no file may send a vendor's key to another host (config-trust.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -7,6 +9,7 @@ import { z } from 'zod';
 import { PROFILE_NAMES } from '../agent/profiles.js';
 import { parseDurationMs } from '../core/duration.js';
 import { isEnvName, SANDBOX_MODES } from '../sandbox/index.js';
+import { implicitFileError, refusedImplicitKeys, vendorKeyError } from './config-trust.js';
 
 const pricesSchema = z.object({
   input: z.number().nonnegative(),
@@ -146,12 +149,12 @@ export function loadConfig(options: {
     if (value === undefined || value === '') continue;
     fromEnv[key] = TEXT_KEYS.has(key) ? value : Number(value);
   }
-  const merged: Record<string, unknown> = {
-    ...DEFAULT_CONFIG,
-    ...fileResult.value,
-    ...fromEnv,
-    ...definedOnly(options.flags),
-  };
+  const above: Record<string, unknown> = { ...fromEnv, ...definedOnly(options.flags) };
+  if (fileResult.path && !fileResult.explicit) {
+    const refused = refusedImplicitKeys(fileResult.value, (key) => key in above);
+    if (refused.length > 0) return { ok: false, error: implicitFileError(fileResult.path, refused) };
+  }
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...fileResult.value, ...above };
   // Limits merge key by key (a flag for one limit keeps the file's others).
   const fileLimits = fileResult.value.limits;
   if (options.flags.limits && fileLimits && typeof fileLimits === 'object')
@@ -161,17 +164,32 @@ export function loadConfig(options: {
     const where = fileResult.path ? ` (config file ${fileResult.path}, environment or flags)` : '';
     return { ok: false, error: `invalid configuration${where}: ${formatIssues(parsed.error)}` };
   }
-  return { ok: true, config: parsed.data, source: fileResult.path };
+  const config = parsed.data;
+  if (fileResult.path) {
+    const fileBaseUrl = options.flags.baseUrl === undefined ? fileResult.value.baseUrl : undefined;
+    const misrouted = vendorKeyError({
+      path: fileResult.path,
+      runModel: config.model,
+      fileBaseUrl: typeof fileBaseUrl === 'string' ? fileBaseUrl : undefined,
+      flagBaseUrl: options.flags.baseUrl,
+      models: config.models,
+      env: options.env,
+    });
+    if (misrouted) return { ok: false, error: misrouted };
+  }
+  return { ok: true, config, source: fileResult.path };
 }
 
 function readConfigFile(
   explicit: string | undefined,
   cwd: string,
-): { ok: true; value: Record<string, unknown>; path: string | null } | { ok: false; error: string } {
+):
+  | { ok: true; value: Record<string, unknown>; path: string | null; explicit: boolean }
+  | { ok: false; error: string } {
   const path = explicit ? resolve(cwd, explicit) : resolve(cwd, 'colony.json');
   if (!existsSync(path)) {
     if (explicit) return { ok: false, error: `config file not found: ${path}` };
-    return { ok: true, value: {}, path: null };
+    return { ok: true, value: {}, path: null, explicit: false };
   }
   let value: unknown;
   try {
@@ -182,7 +200,7 @@ function readConfigFile(
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, error: `config file ${path} must contain a JSON object` };
   }
-  return { ok: true, value: value as Record<string, unknown>, path };
+  return { ok: true, value: value as Record<string, unknown>, path, explicit: explicit !== undefined };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -1,6 +1,6 @@
 /** The model catalog of a run started or resumed from the CLI: the spec's models plus its bundled scenario. */
 import { scenarioPolicy } from '../demo/scenarios.js';
-import type { ModelCatalog } from '../model/catalog.js';
+import type { Endpoint, ModelCatalog } from '../model/catalog.js';
 import type { RunSpec } from '../run/run-spec.js';
 import { catalogFromSpec } from '../topology/execute-run.js';
 
@@ -9,4 +9,38 @@ export function runCatalog(spec: RunSpec, env: NodeJS.ProcessEnv): ModelCatalog 
     ? (scenarioPolicy(spec.scenario) ?? { error: `unknown scripted scenario '${spec.scenario}'` })
     : undefined;
   return catalogFromSpec(spec, env, scripted);
+}
+
+/**
+ * What the run will call, for the start of `colony run`: `model gpt-5 at https://api.openai.com
+ * (key OPENAI_API_KEY)`, then one line per profile whose model differs. Only the URL's origin is shown
+ * (never credentials or a path).
+ */
+export function endpointLines(spec: RunSpec, catalog: ModelCatalog): string[] {
+  const lines: string[] = [];
+  const shown = new Set<string>();
+  const add = (id: string, label: string) => {
+    if (shown.has(id)) return;
+    shown.add(id);
+    const found = catalog.endpoint(id);
+    if (found.ok) lines.push(`${label}${describeEndpoint(found.endpoint)}`);
+  };
+  add(spec.model, '');
+  for (const [name, profile] of Object.entries(spec.profiles ?? {}))
+    if (profile.model) add(profile.model, `profile "${name}": `);
+  return lines;
+}
+
+export function describeEndpoint(endpoint: Endpoint): string {
+  if (endpoint.url === undefined) return `model ${endpoint.model} (scripted: no network)`;
+  const key = endpoint.keyEnv ? `key ${endpoint.keyEnv}` : 'no key';
+  return `model ${endpoint.model} at ${originOf(endpoint.url)} (${key})`;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
 }

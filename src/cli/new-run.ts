@@ -95,7 +95,30 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     const own = catalog.provider(profile.model);
     if (!own.ok) throw new UsageError(`profile "${name}": ${own.error}`);
   }
+  const unpriced = unpricedUnderMoneyBudget(spec, catalog);
+  if (unpriced) throw new UsageError(unpriced);
   return { spec, provider: provider.provider, catalog, dirty: repo.dirty };
+}
+
+/**
+ * A money budget cannot stop a model without prices (its calls cost nothing to the budget): refused
+ * unless a token budget binds too. Covers the run's model and every profile's own model.
+ */
+function unpricedUnderMoneyBudget(spec: RunSpec, catalog: ModelCatalog): string | null {
+  if (spec.budgetUsd === undefined || spec.budgetTokens !== undefined) return null;
+  const uses: Array<[string, string]> = [[spec.model, `model '${spec.model}'`]];
+  for (const [name, profile] of Object.entries(spec.profiles ?? {}))
+    if (profile.model) uses.push([profile.model, `profile "${name}"'s model '${profile.model}'`]);
+  for (const [id, what] of uses) {
+    const record = catalog.record(id);
+    if (!record.ok || record.model.prices !== null) continue;
+    return (
+      `run: --budget-usd ${spec.budgetUsd} cannot limit ${what}: it has no prices, so its calls would ` +
+      'cost nothing against the budget. Add --budget-tokens N (the token budget then binds), use a model ' +
+      'with prices (colony models), or give the model prices in a config file\'s "models" entry'
+    );
+  }
+  return null;
 }
 
 /** orchestrated: limits, profiles and the acceptance check from config (flags already merged in). */

@@ -5,11 +5,19 @@
  * keeps that model's endpoint (an Anthropic profile in a run pointed at Ollama still calls Anthropic).
  */
 import { apiKeyFor, baseUrlFor, createProvider } from './index.js';
-import { resolveModel } from './models.js';
+import { keyEnvOf, resolveModel } from './models.js';
 import type { ScriptedPolicy } from './providers/scripted.js';
 import type { ModelRecord, Provider } from './types.js';
 
 export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
+
+/** Where calls to a model go: its base URL (undefined for scripted) and the key variable sent, if any. */
+export interface Endpoint {
+  model: string;
+  url: string | undefined;
+  /** The variable whose value is sent as the key; undefined when no key is sent. */
+  keyEnv: string | undefined;
+}
 
 export interface ModelCatalogOptions {
   /** The run's model id (used when no id is given). */
@@ -42,6 +50,20 @@ export class ModelCatalog {
   ): { ok: true; model: ModelRecord } | { ok: false; error: string } {
     const { baseUrl, custom } = this.options;
     return resolveModel(id, { custom, baseUrl: id === this.options.runModel ? baseUrl : undefined });
+  }
+
+  /** Where calls to a model id (the run's model when omitted) go, and which key they carry. */
+  endpoint(
+    id: string = this.options.runModel,
+  ): { ok: true; endpoint: Endpoint } | { ok: false; error: string } {
+    const resolved = this.record(id);
+    if (!resolved.ok) return resolved;
+    const model = resolved.model;
+    const { env } = this.options;
+    const url = baseUrlFor(model, env);
+    const key = model.protocol === 'scripted' ? { ok: false as const } : apiKeyFor(model, env);
+    const keyEnv = key.ok && key.key !== undefined ? keyEnvOf(model) : undefined;
+    return { ok: true, endpoint: { model: id, url, keyEnv } };
   }
 
   /** The provider of a model id (the run's model when omitted), built once. */

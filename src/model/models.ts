@@ -126,6 +126,50 @@ export const DEFAULT_BASE_URLS: Record<Exclude<Protocol, 'scripted'>, string> = 
   anthropic: ANTHROPIC,
 };
 
+/** The environment variable a model's key comes from when its record names none. */
+export const DEFAULT_KEY_ENVS: Record<Protocol, string | undefined> = {
+  'openai-chat': 'OPENAI_API_KEY',
+  'openai-responses': 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  scripted: undefined,
+};
+
+/**
+ * Vendor keys and the hosts they belong to. Colony sends such a key over https to these hosts only,
+ * unless the endpoint was chosen by `--base-url` or an environment variable (see foreignKeyHost).
+ */
+export const VENDOR_KEY_HOSTS: Readonly<Record<string, readonly string[]>> = {
+  OPENAI_API_KEY: ['api.openai.com'],
+  ANTHROPIC_API_KEY: ['api.anthropic.com'],
+  MOONSHOT_API_KEY: ['api.moonshot.ai', 'api.moonshot.cn'],
+  DEEPSEEK_API_KEY: ['api.deepseek.com'],
+};
+
+/** The environment variable holding a model's key (its record's, else its protocol's); none for scripted. */
+export function keyEnvOf(model: ModelRecord): string | undefined {
+  return model.apiKeyEnv ?? DEFAULT_KEY_ENVS[model.protocol];
+}
+
+/**
+ * Would calling `model` at `url` send a vendor's key somewhere that vendor does not serve (another
+ * host, or plain http)? The key's variable and its hosts, or null when the key may go there.
+ */
+export function foreignKeyHost(
+  model: ModelRecord,
+  url: string,
+): { keyEnv: string; hosts: readonly string[] } | null {
+  const keyEnv = keyEnvOf(model);
+  const hosts = keyEnv === undefined ? undefined : VENDOR_KEY_HOSTS[keyEnv];
+  if (keyEnv === undefined || hosts === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { keyEnv, hosts };
+  }
+  return parsed.protocol === 'https:' && hosts.includes(parsed.hostname) ? null : { keyEnv, hosts };
+}
+
 const WIRE_PROTOCOLS: readonly Protocol[] = ['openai-chat', 'openai-responses', 'anthropic'];
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const DEFAULT_MAX_OUTPUT = 8_192;

@@ -11,17 +11,25 @@ describe('loadConfig', () => {
     const cwd = dir();
     writeFileSync(
       join(cwd, 'colony.json'),
-      JSON.stringify({ model: 'from-file', maxSteps: 7, budgetUsd: 3, verify: 'make test' }),
+      JSON.stringify({ model: 'from-file', maxSteps: 7, budgetUsd: 3 }),
     );
     const result = loadConfig({ flags: { model: 'from-flag' }, env: { COLONY_MAX_STEPS: '9' }, cwd });
     expect(result.ok && result.config).toMatchObject({
       model: 'from-flag',
       maxSteps: 9,
       budgetUsd: 3,
-      verify: 'make test',
       profile: 'coder',
     });
     expect(result.ok && result.source).toBe(join(cwd, 'colony.json'));
+  });
+
+  it('takes commands only from a file named with --config (trust rules: config-trust.test.ts)', () => {
+    const cwd = dir();
+    writeFileSync(join(cwd, 'colony.json'), JSON.stringify({ maxSteps: 7, verify: 'make test' }));
+    const implicit = loadConfig({ flags: {}, env: {}, cwd });
+    expect(!implicit.ok && implicit.error).toMatch(/not named with --config.*sets verify/);
+    const named = loadConfig({ flags: {}, env: {}, cwd, configFile: 'colony.json' });
+    expect(named.ok && named.config).toMatchObject({ maxSteps: 7, verify: 'make test' });
   });
 
   it('uses defaults without a config file', () => {

@@ -3,6 +3,7 @@ import { exitCodeFor } from '../../view/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
+import { endpointLines } from '../model-catalog.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { withStore } from '../store-access.js';
 
@@ -44,7 +45,7 @@ never touched. The result is fetched into your repository as the branch colony/<
   --max-agents N       most agents in the run (default 4096)
   --deadline DURATION  end the run as deadline_exceeded after this long (default 24h), e.g. 6h
   --max-steps N        step cap (default 100)
-  --budget-usd X       hard money limit
+  --budget-usd X       hard money limit (needs priced models, unless --budget-tokens is given too)
   --budget-tokens N    hard token limit
   --profile NAME       coder (default), explore or reviewer
   --stream             stream model responses
@@ -60,7 +61,12 @@ never touched. The result is fetched into your repository as the branch colony/<
   --no-wait            fail at once instead of waiting for a run slot
   --config FILE        config file (default ./colony.json if present); it may define
                        "profiles" {name: {base, model?, maxSteps?, system?}}, "limits"
-                       {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds"
+                       {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds".
+                       A ./colony.json not named with --config is not trusted with commands,
+                       containment or endpoints: setup, verify, accept, baseUrl, sandbox (other than
+                       on), allowNetwork, passEnv and models[].baseUrl/apiKeyEnv are refused there.
+                       No file may send a vendor's key (OPENAI_API_KEY, …) to another host; only
+                       --base-url or OPENAI_BASE_URL / ANTHROPIC_BASE_URL choose such an endpoint
   --json               one JSON object per event, the run summary last`;
 
 const OPTIONS = {
@@ -188,8 +194,14 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   return withStore(async (store) => {
     await recordNewRun(store, prepared.spec);
-    if (!values.json)
-      process.stdout.write(`run ${prepared.spec.runId} started (model ${prepared.spec.model})\n`);
+    if (!values.json) {
+      const [main = `model ${prepared.spec.model}`, ...others] = endpointLines(
+        prepared.spec,
+        prepared.catalog,
+      );
+      process.stdout.write(`run ${prepared.spec.runId} started (${main})\n`);
+      for (const line of others) process.stdout.write(`  ${line}\n`);
+    }
     const summary = await runInForeground({
       store,
       spec: prepared.spec,
