@@ -20,20 +20,41 @@ import { createUserRepo } from '../helpers/user-repo.js';
 const LATENCY_MS = 150;
 let store: Store;
 let fake: FakeProvider;
-/** Arrival time at the fake server of each request, by agent (the server answers LATENCY_MS later). */
+/** Each model request, by agent: from its arrival at the fake server until the server answers it. */
 const spans: Array<{ agent: string; start: number; end: number }> = [];
+/**
+ * When set, the first request of each named subagent is held (instead of the latency) until all of
+ * them have arrived: they can only all arrive if the subagents run at the same time.
+ */
+let holdFirst: { agents: Set<string>; arrived: Set<string>; all: Promise<void>; release: () => void } | null =
+  null;
+
+function holdFirstRequests(agents: string[]): NonNullable<typeof holdFirst> {
+  let release = () => {};
+  const all = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  holdFirst = { agents: new Set(agents), arrived: new Set(), all, release };
+  return holdFirst;
+}
 
 beforeAll(async () => {
   store = await openTestStore();
   const policy = orchestratedPolicy();
   fake = await startFakeProvider({
-    latencyMs: LATENCY_MS,
+    // The latency is the policy's (the server asks the policy on arrival), so a span is exact.
+    latencyMs: 0,
     record: false,
-    policy: (request, index) => {
-      // The server waits LATENCY_MS before asking the policy: the span is the time before.
-      const end = Date.now();
+    policy: async (request, index) => {
+      const start = performance.now();
       const agent = /You are subagent "([^"]+)"/.exec(request.system)?.[1] ?? 'lead';
-      spans.push({ agent, start: end - LATENCY_MS, end });
+      const hold = holdFirst;
+      if (hold?.agents.has(agent) && !hold.arrived.has(agent)) {
+        hold.arrived.add(agent);
+        if (hold.arrived.size === hold.agents.size) hold.release();
+        await hold.all;
+      } else await sleep(LATENCY_MS);
+      spans.push({ agent, start, end: performance.now() });
       return policy(request, index);
     },
   });
@@ -91,6 +112,10 @@ function overlaps(a: { start: number; end: number }, b: { start: number; end: nu
   return a.start < b.end && b.start < a.end;
 }
 
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 describe('orchestrated topology', () => {
   it('computes the worked example from a real run: CriticalSteps 15, total 26, parallelism ≈ 1.73', async () => {
     const { summary, metrics, events } = await runPlan('a:4,b:7,c:2 / a:5,b:5');
@@ -131,20 +156,27 @@ describe('orchestrated topology', () => {
 
   it('runs the tasks of one lead turn in parallel; two for one subagent run one after another', async () => {
     spans.length = 0;
-    const { summary, metrics } = await runPlan('a:2,b:2,c:2 / a:2,a:2,b:2');
+    // The three subagents' first requests wait at the server until all three have arrived.
+    const hold = holdFirstRequests(['a', 'b', 'c']);
+    const { summary, metrics } = await runPlan('a:2,b:2,c:2 / a:2,a:2,b:2').finally(() => {
+      holdFirst = null;
+      hold.release();
+    });
     expect(summary.status).toBe('succeeded');
     expect(metrics.tasksAssigned).toBe(6);
+    expect([...hold.arrived].sort()).toEqual(['a', 'b', 'c']);
     const first = (agent: string) => spans.find((s) => s.agent === agent);
     const [a, b, c] = [first('a'), first('b'), first('c')];
     if (!a || !b || !c) throw new Error('missing subagent requests');
     // Different subagents' first requests were in flight at the same time.
     expect(overlaps(a, b) && overlaps(b, c) && overlaps(a, c)).toBe(true);
-    // a's two tasks of wave 2 (4 requests) never overlap each other.
+    // a's two tasks of wave 2 (4 requests) never overlap each other: each request of a arrives
+    // after the previous one was answered.
     const aSpans = spans.filter((s) => s.agent === 'a');
     expect(aSpans).toHaveLength(6);
     for (let i = 1; i < aSpans.length; i++) {
       expect((aSpans[i] as { start: number }).start).toBeGreaterThanOrEqual(
-        (aSpans[i - 1] as { end: number }).end - 5,
+        (aSpans[i - 1] as { end: number }).end,
       );
     }
     // The issue's formula takes the longest task of a turn (a's two 2-step tasks count as 2, not 4).

@@ -42,10 +42,28 @@ function userRepo(): { dir: string; base: string } {
   return createUserRepo({ '.gitignore': 'setup.log\n', 'README.md': '# shared\n' }, 'colony-shared-');
 }
 
-/** Claim `src/<want>/`; on a conflict claim the fallback instead; write a file there, merge, release. */
-function peerPolicy(want: string, fallback: string): ScriptedPolicy {
-  return (request) => {
+function promiseWithResolvers(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/**
+ * Claim `src/<want>/`; on a conflict claim the fallback instead; write a file there, merge, release.
+ * `claimed` is called once this peer's first claim has come back (its result is in the request);
+ * the release waits for `otherClaimed`, so the holder of the contested scope keeps it until the
+ * other peer's first claim has been answered (and so refused).
+ */
+function peerPolicy(
+  want: string,
+  fallback: string,
+  barrier: { claimed: () => void; otherClaimed: Promise<void> },
+): ScriptedPolicy {
+  return async (request) => {
     const results = request.messages.filter((m) => m.role === 'tool');
+    if (results.length > 0) barrier.claimed();
     const last = results.at(-1)?.content ?? '';
     const claimedFallback = request.messages.some(
       (m) =>
@@ -87,10 +105,12 @@ function peerPolicy(want: string, fallback: string): ScriptedPolicy {
         const released = request.messages.some(
           (m) => m.role === 'assistant' && m.toolCalls.some((c) => c.name === 'release'),
         );
-        if (!released)
+        if (!released) {
+          await barrier.otherClaimed;
           return {
             toolCalls: [{ name: 'release', arguments: { scope: `src/${area}/`, outcome: 'landed' } }],
           };
+        }
         return { text: `done with ${area}` };
       }
     }
@@ -163,10 +183,19 @@ describe('shared workspace with claims, messages and the integration queue', () 
       );
     };
     // Both worktrees first, so both agents make their first claim at the same moment (a real race).
+    // Whichever wins holds the scope until the other's first claim has been refused.
     await Promise.all([workspace.forAgent('peer-1'), workspace.forAgent('peer-2')]);
+    const claimed1 = promiseWithResolvers();
+    const claimed2 = promiseWithResolvers();
     const outcomes = await Promise.all([
-      runPeer('peer-1', peerPolicy('parser', 'lexer')),
-      runPeer('peer-2', peerPolicy('parser', 'lexer')),
+      runPeer(
+        'peer-1',
+        peerPolicy('parser', 'lexer', { claimed: claimed1.resolve, otherClaimed: claimed2.promise }),
+      ),
+      runPeer(
+        'peer-2',
+        peerPolicy('parser', 'lexer', { claimed: claimed2.resolve, otherClaimed: claimed1.promise }),
+      ),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['done', 'done']);
     await queue.close();
