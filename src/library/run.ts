@@ -15,6 +15,7 @@ import { recordRun } from '../run/record-run.js';
 import type { RunSlotSettings } from '../run/run-slots-run.js';
 import type { RunSpec } from '../run/run-spec.js';
 import { runSpecSchema } from '../run/run-spec-schema.js';
+import { isEnvName, resolveSandboxSetting, type SandboxMode } from '../sandbox/index.js';
 import { type Store, type StoreOptions, tryOpenStore } from '../store/index.js';
 import { executeRun } from '../topology/execute-run.js';
 import type { RunSummary } from '../view/summary.js';
@@ -78,6 +79,16 @@ export interface RunOptions extends SpecFields {
   onEvent?: (event: StoredEvent) => void;
   /** Per-server run slots (limit, wait or fail); defaults from the environment. */
   runSlots?: RunSlotSettings;
+  /**
+   * Agents' commands, setup and checks in a bubblewrap sandbox (docs/sandbox.md), as `--sandbox`:
+   * 'on' (default; an error where bubblewrap cannot run), 'auto' (uncontained there, and the summary
+   * says so) or 'off'.
+   */
+  sandbox?: SandboxMode;
+  /** The sandbox shares the host's network (setup always does). */
+  allowNetwork?: boolean;
+  /** Names of environment variables passed into the sandbox. */
+  passEnv?: string[];
 }
 
 export type RunOutcome =
@@ -97,6 +108,14 @@ export async function runTopology(options: RunOptions): Promise<RunOutcome> {
   const built = await buildSpec(options);
   if (!built.ok) return built;
   const { spec, dirty } = built;
+  const badName = (options.passEnv ?? []).find((name) => !isEnvName(name));
+  if (badName !== undefined) return { ok: false, error: `passEnv needs variable names, got "${badName}"` };
+  const sandbox = await resolveSandboxSetting(
+    { mode: options.sandbox ?? 'on', network: options.allowNetwork ?? false, passEnv: options.passEnv ?? [] },
+    env,
+  );
+  if (!sandbox.ok) return { ok: false, error: sandbox.error };
+  spec.sandbox = sandbox.value;
   const catalog = runCatalog(spec, env);
   const provider = catalog.provider();
   if (!provider.ok) return { ok: false, error: provider.error };

@@ -169,6 +169,12 @@ describe('colony workflow', () => {
     const notFound = await colony(['workflow', '/nonexistent/flow.ts']);
     expect(notFound.code).toBe(2);
     expect(notFound.stderr).toContain('cannot read workflow file');
+    const badSandbox = await colony(['workflow', PROGRAM, '--sandbox', 'maybe']);
+    expect(badSandbox.code).toBe(2);
+    expect(badSandbox.stderr).toContain('workflow: --sandbox must be on, auto, off, got "maybe"');
+    const badPass = await colony(['workflow', PROGRAM, '--pass-env', 'NOT A NAME']);
+    expect(badPass.code).toBe(2);
+    expect(badPass.stderr).toContain('--pass-env needs a variable name');
   });
 });
 

@@ -222,6 +222,7 @@ describe('the installed package', () => {
           exported,
           status: outcome.summary.status,
           summaryStatus: summary.status,
+          sandboxed: summary.sandbox?.enabled ?? null,
           viewStatus: view.status,
           agents: view.agents.map((a) => a.name + ':' + a.state),
           seen: [...kinds].sort(),
@@ -245,11 +246,14 @@ describe('the installed package', () => {
       agents: string[];
       seen: string[];
       branch: string;
+      sandboxed: boolean | null;
     };
     for (const name of ['runTopology', 'openStore', 'tryOpenStore', 'buildRunView', 'toRunView', 'summarise'])
       expect(result.exported).toContain(name);
     expect(result.status).toBe('succeeded');
     expect(result.summaryStatus).toBe('succeeded');
+    // A library run is contained like `colony run` (sandbox on by default).
+    expect(result.sandboxed).toBe(true);
     expect(result.viewStatus).toBe('succeeded');
     expect(result.agents).toEqual(['solo:done']);
     expect(result.seen).toEqual(expect.arrayContaining(['model.response', 'tool.finished', 'run.finished']));

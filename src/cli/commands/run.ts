@@ -1,10 +1,10 @@
-import { isEnvName, SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { exitCodeFor } from '../../view/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
 import { endpointLines } from '../model-catalog.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
+import { SANDBOX_OPTIONS, sandboxFlags } from '../sandbox-flags.js';
 import { withStore } from '../store-access.js';
 
 export const RUN_HELP = `colony run --goal TEXT [options]
@@ -94,9 +94,7 @@ const OPTIONS = {
   'budget-tokens': { type: 'string' },
   profile: { type: 'string' },
   stream: { type: 'boolean' },
-  sandbox: { type: 'string' },
-  'allow-network': { type: 'boolean' },
-  'pass-env': { type: 'string', multiple: true },
+  ...SANDBOX_OPTIONS,
   'max-runs': { type: 'string' },
   'wait-for-slot': { type: 'boolean' },
   'no-wait': { type: 'boolean' },
@@ -138,7 +136,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       stream: values.stream,
       deadline: values.deadline,
       idle: values.idle,
-      ...sandboxFlags(values),
+      ...sandboxFlags('run', values),
       ...team,
     },
     env: process.env,
@@ -216,18 +214,6 @@ export async function runCommand(argv: string[]): Promise<number> {
 }
 
 /** --sandbox, --allow-network, --pass-env as config flags (validated with the rest of the config). */
-function sandboxFlags(values: { sandbox?: string; 'allow-network'?: boolean; 'pass-env'?: string[] }) {
-  const mode = values.sandbox;
-  if (mode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(mode))
-    throw new UsageError(`run: --sandbox must be ${SANDBOX_MODES.join(', ')}, got "${mode}"`);
-  for (const name of values['pass-env'] ?? [])
-    if (!isEnvName(name)) throw new UsageError(`run: --pass-env needs a variable name, got "${name}"`);
-  return {
-    sandbox: mode as SandboxMode | undefined,
-    allowNetwork: values['allow-network'],
-    passEnv: values['pass-env'],
-  };
-}
 
 /** orchestrated: the acceptance check and scheduler limits from flags (validated here). */
 function teamFlags(

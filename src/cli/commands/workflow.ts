@@ -4,6 +4,7 @@ import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { type ColonyConfig, loadConfig } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { type PreparedRun, prepareRun } from '../new-run.js';
+import { SANDBOX_HELP, SANDBOX_OPTIONS, sandboxFlags } from '../sandbox-flags.js';
 
 export const WORKFLOW_HELP = `colony workflow FILE --repo PATH [options]
 
@@ -30,6 +31,7 @@ their logged results without calling the model. Hub main is fetched as colony/<r
   --max-steps N        step cap per agent attempt (default 100)
   --budget-usd X       hard money limit of the run
   --budget-tokens N    hard token limit of the run
+${SANDBOX_HELP}
   --config FILE        config file (default ./colony.json if present)
   --json               one JSON object per event, the run summary last`;
 
@@ -49,6 +51,7 @@ const OPTIONS = {
   'budget-usd': { type: 'string' },
   'budget-tokens': { type: 'string' },
   stream: { type: 'boolean' },
+  ...SANDBOX_OPTIONS,
   config: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -73,6 +76,7 @@ export async function workflowCommand(argv: string[]): Promise<number> {
       budgetUsd: numberFlag(values['budget-usd'], 'budget-usd'),
       budgetTokens: numberFlag(values['budget-tokens'], 'budget-tokens', 'int'),
       stream: values.stream,
+      ...sandboxFlags('workflow', values),
     },
     env: process.env,
     configFile: values.config,
