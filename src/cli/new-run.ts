@@ -96,27 +96,28 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     if (!own.ok) throw new UsageError(`profile "${name}": ${own.error}`);
   }
   const unpriced = unpricedUnderMoneyBudget(spec, catalog);
-  if (unpriced) throw new UsageError(unpriced);
+  if (unpriced)
+    throw new UsageError(
+      `run: --budget-usd ${spec.budgetUsd} cannot limit ${unpriced}: it has no prices, so its calls would ` +
+        'cost nothing against the budget. Add --budget-tokens N (the token budget then binds), use a model ' +
+        'with prices (colony models), or give the model prices in a config file\'s "models" entry',
+    );
   return { spec, provider: provider.provider, catalog, dirty: repo.dirty };
 }
 
 /**
  * A money budget cannot stop a model without prices (its calls cost nothing to the budget): refused
- * unless a token budget binds too. Covers the run's model and every profile's own model.
+ * unless a token budget binds too. Covers the run's model and every profile's own model. Returns the
+ * unpriced model's description, or null (the library's runTopology asks the same).
  */
-function unpricedUnderMoneyBudget(spec: RunSpec, catalog: ModelCatalog): string | null {
+export function unpricedUnderMoneyBudget(spec: RunSpec, catalog: ModelCatalog): string | null {
   if (spec.budgetUsd === undefined || spec.budgetTokens !== undefined) return null;
   const uses: Array<[string, string]> = [[spec.model, `model '${spec.model}'`]];
   for (const [name, profile] of Object.entries(spec.profiles ?? {}))
     if (profile.model) uses.push([profile.model, `profile "${name}"'s model '${profile.model}'`]);
   for (const [id, what] of uses) {
     const record = catalog.record(id);
-    if (!record.ok || record.model.prices !== null) continue;
-    return (
-      `run: --budget-usd ${spec.budgetUsd} cannot limit ${what}: it has no prices, so its calls would ` +
-      'cost nothing against the budget. Add --budget-tokens N (the token budget then binds), use a model ' +
-      'with prices (colony models), or give the model prices in a config file\'s "models" entry'
-    );
+    if (record.ok && record.model.prices === null) return what;
   }
   return null;
 }

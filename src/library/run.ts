@@ -8,6 +8,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG } from '../cli/config.js';
 import { runCatalog } from '../cli/model-catalog.js';
+import { unpricedUnderMoneyBudget } from '../cli/new-run.js';
 import { parseDurationMs } from '../core/duration.js';
 import type { StoredEvent } from '../core/events.js';
 import { newRunId } from '../core/ids.js';
@@ -119,6 +120,14 @@ export async function runTopology(options: RunOptions): Promise<RunOutcome> {
   const catalog = runCatalog(spec, env);
   const provider = catalog.provider();
   if (!provider.ok) return { ok: false, error: provider.error };
+  const unpriced = unpricedUnderMoneyBudget(spec, catalog);
+  if (unpriced)
+    return {
+      ok: false,
+      error:
+        `budgetUsd ${spec.budgetUsd} cannot limit ${unpriced}: it has no prices, so its calls would cost ` +
+        'nothing against the budget. Set budgetTokens too, or use a model with prices (customModels with prices)',
+    };
   for (const [name, profile] of Object.entries(spec.profiles ?? {})) {
     const own = profile.model ? catalog.provider(profile.model) : null;
     if (own && !own.ok) return { ok: false, error: `profile "${name}": ${own.error}` };
