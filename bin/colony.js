@@ -9,12 +9,18 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 const { main } = await import('../dist/src/cli/main.js');
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    console.error(`colony: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exitCode = 1;
-  },
-);
+main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      console.error(`colony: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      process.exitCode = 1;
+    },
+  )
+  .then(() => {
+    // The command is over. A connection to a database that died mid-run (or another stuck handle)
+    // must not keep the process alive: give normal clean-up a moment, then exit.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 3000).unref();
+  });

@@ -4,7 +4,7 @@
  *
  * - an agent's own repository (workspace/agent-repo.ts): its git directory read-write (the agent may
  *   commit, branch, stash), but the files Colony owns read-only over it — config, hooks, the
- *   attributes file and the alternates file — and the hub's object store it borrows, read-only. The
+ *   attributes, exclude and alternates files — and the hub's object store it borrows, read-only. The
  *   hub's refs and config are not there at all.
  * - a linked worktree of the hub (Colony's own check checkouts: verify, merge check): the hub
  *   read-only (git log, diff and status work).
@@ -16,7 +16,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Files of an agent's git directory that are Colony's: read-only inside the sandbox. */
-const COLONY_OWNED = ['config', 'hooks', 'info/attributes', 'objects/info/alternates'];
+const COLONY_OWNED = ['config', 'hooks', 'info/attributes', 'info/exclude', 'objects/info/alternates'];
 
 export function checkoutMounts(checkout: string, writable: boolean): string[] {
   const dir = path.resolve(checkout);

@@ -5,14 +5,36 @@ import pg from 'pg';
  * executes a run. `colony resume` uses it to refuse a run another live process is still executing;
  * a killed process's lock vanishes with its connection.
  */
-export type RunLockResult = { ok: true; release(): Promise<void> } | { ok: false; error?: string };
+export type RunLockResult =
+  | {
+      ok: true;
+      release(): Promise<void>;
+      /**
+       * Resolves (with the reason) if the lock's connection drops before release(): the database went
+       * away or the connection was cut, so this process no longer owns the run and must stop writing.
+       */
+      lost: Promise<string>;
+      /** Asks the lock's connection: null while the lock is held, else why it is not. */
+      check(): Promise<string | null>;
+    }
+  | { ok: false; error?: string };
 
 const KEY_SQL = `hashtextextended('colony.run:' || $1, 0)`;
 
 export async function tryLockRun(connection: pg.ClientConfig, runId: string): Promise<RunLockResult> {
   const client = new pg.Client(connection);
-  // A dropped connection loses the lock; swallow the event so it cannot crash the process.
-  client.on('error', () => {});
+  let released = false;
+  let markLost: (reason: string) => void = () => {};
+  const lost = new Promise<string>((resolve) => {
+    markLost = resolve;
+  });
+  // A dropped connection loses the lock: never a crash, but the owner is told (see `lost`).
+  client.on('error', (err) => {
+    if (!released) markLost(`the database connection holding the run's lock failed: ${err.message}`);
+  });
+  client.on('end', () => {
+    if (!released) markLost("the database connection holding the run's lock closed");
+  });
   try {
     await client.connect();
     const res = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${KEY_SQL}) AS locked`, [
@@ -26,9 +48,19 @@ export async function tryLockRun(connection: pg.ClientConfig, runId: string): Pr
     await client.end().catch(() => {});
     return { ok: false, error: `run lock: ${(err as Error).message}` };
   }
-  let released = false;
   return {
     ok: true,
+    lost,
+    async check() {
+      try {
+        await client.query('SELECT 1');
+        return null;
+      } catch (err) {
+        const reason = `the database connection holding the run's lock failed: ${(err as Error).message}`;
+        markLost(reason);
+        return reason;
+      }
+    },
     async release() {
       if (released) return;
       released = true;

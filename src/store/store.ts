@@ -117,7 +117,7 @@ export async function tryOpenStore(options: StoreOptions = {}): Promise<OpenResu
         await result.release();
       };
       locks.add(release);
-      return { ok: true, release };
+      return { ok: true, release, lost: result.lost, check: result.check };
     },
     async close() {
       if (closed) return;

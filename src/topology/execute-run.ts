@@ -160,9 +160,22 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
     };
     const phases = TOPOLOGIES[spec.topology].phases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
+    // The ownership lock's connection dropping means the database went away (or cut us off): another
+    // process may take the run over, so this one stops its agents and writes nothing more.
+    const lost = lock.lost.then((reason) => ({ lost: reason }));
     try {
-      await executeDurably<RunOutcome>({ runId: spec.runId, phases, systemDatabaseUrl });
+      const ended = await Promise.race([
+        executeDurably<RunOutcome>({ runId: spec.runId, phases, systemDatabaseUrl }).then(() => null),
+        lost,
+      ]);
+      if (ended) {
+        control.end({ status: 'stopped', reason: 'lost the database' });
+        return pausedRun(spec.runId, ended.lost);
+      }
     } catch (err) {
+      // A failure because the database went away is the lost lock again (it may be noticed first here).
+      const gone = await lock.check();
+      if (gone) return pausedRun(spec.runId, gone);
       // An unexpected failure (e.g. the repository vanished): record it so the run is not left running.
       const reason = `run failed: ${(err as Error).message}`;
       await log.append({
@@ -192,4 +205,14 @@ export async function loadRunSpec(
   const [started] = await log.read(runId, { kinds: ['run.started'], limit: 1 });
   if (!started) return null;
   return parseStoredRunSpec(started.data.config);
+}
+
+/** This process lost the run's ownership (its database went away): it stops and says how to go on. */
+function pausedRun(runId: string, reason: string): ExecuteResult {
+  return {
+    ok: false,
+    error:
+      `run ${runId} paused: ${reason}. Nothing more was written; once the database is back, ` +
+      `\`colony resume ${runId}\` finishes it from its log.`,
+  };
 }

@@ -18,7 +18,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
 import { git, gitError } from './git.js';
-import { HUB_MAIN } from './hub.js';
+import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
 import { revParse } from './integration/hub-git.js';
 import { isValidBranchName } from './ref-name.js';
 
@@ -108,6 +108,8 @@ async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
   // Attributes in the git directory could name a filter; with no filter defined they do nothing, but
   // a reset keeps the file Colony's.
   await writeFile(path.join(repo.gitDir, 'info', 'attributes'), '');
+  // What a crash mid-write leaves behind (the atomic write's temporary file) is never committed.
+  await writeFile(path.join(repo.gitDir, 'info', 'exclude'), `${HUB_EXCLUDES.join('\n')}\n`);
 }
 
 /**

@@ -74,10 +74,11 @@ async function prepareHub(
 }
 
 /**
- * Files every worktree of the hub ignores (info/exclude is shared by all worktrees): the temporary
- * file of an atomic write that a crash left behind must never be committed.
+ * Files every checkout ignores (the hub's info/exclude is shared by its worktrees; each agent
+ * repository gets the same file): the temporary file of an atomic write that a crash left behind must
+ * never be committed.
  */
-const HUB_EXCLUDES = [`.*${TEMP_MARKER}*`];
+export const HUB_EXCLUDES = [`.*${TEMP_MARKER}*`];
 
 async function ensureExcludes(hub: string): Promise<void> {
   const file = path.join(hub, 'info', 'exclude');

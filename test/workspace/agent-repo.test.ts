@@ -116,6 +116,14 @@ describe("an agent's own repository", () => {
     expect(sh(hub, 'show', 'agent/ann:b.txt')).toBe('new');
   });
 
+  it("never commits an atomic write's temporary file that a crash left behind", async () => {
+    const { repo } = await setUp();
+    write(repo.checkout, 'src/.a.js.colony-tmp-0123456789ab', 'half\n');
+    write(repo.checkout, 'src/a.js', 'whole\n');
+    const committed = await commitAll(repo.checkout, 'work');
+    expect(committed).toMatchObject({ ok: true, status: 'committed', files: ['src/a.js'] });
+  });
+
   it('after removal, reopening checks the published branch out again', async () => {
     const { hub, base, repo, bash } = await setUp();
     await bash('echo kept > k.txt && git add -A && git commit -q -m keep');
