@@ -44,3 +44,20 @@ function originOf(url: string): string {
     return '(invalid URL)';
   }
 }
+
+/**
+ * A money budget cannot stop a model without prices (its calls cost nothing to the budget): refused
+ * unless a token budget binds too. Covers the run's model and every profile's own model. Returns the
+ * unpriced model's description, or null (the library's runTopology asks the same).
+ */
+export function unpricedUnderMoneyBudget(spec: RunSpec, catalog: ModelCatalog): string | null {
+  if (spec.budgetUsd === undefined || spec.budgetTokens !== undefined) return null;
+  const uses: Array<[string, string]> = [[spec.model, `model '${spec.model}'`]];
+  for (const [name, profile] of Object.entries(spec.profiles ?? {}))
+    if (profile.model) uses.push([profile.model, `profile "${name}"'s model '${profile.model}'`]);
+  for (const [id, what] of uses) {
+    const record = catalog.record(id);
+    if (record.ok && record.model.prices === null) return what;
+  }
+  return null;
+}

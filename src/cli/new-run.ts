@@ -11,7 +11,7 @@ import type { Store } from '../store/index.js';
 import { inspectUserRepo } from '../workspace/repo.js';
 import { UsageError } from './args.js';
 import type { ColonyConfig } from './config.js';
-import { runCatalog } from './model-catalog.js';
+import { runCatalog, unpricedUnderMoneyBudget } from './model-catalog.js';
 import { CliFailure } from './store-access.js';
 
 export interface NewRunInput {
@@ -103,23 +103,6 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
         'with prices (colony models), or give the model prices in a config file\'s "models" entry',
     );
   return { spec, provider: provider.provider, catalog, dirty: repo.dirty };
-}
-
-/**
- * A money budget cannot stop a model without prices (its calls cost nothing to the budget): refused
- * unless a token budget binds too. Covers the run's model and every profile's own model. Returns the
- * unpriced model's description, or null (the library's runTopology asks the same).
- */
-export function unpricedUnderMoneyBudget(spec: RunSpec, catalog: ModelCatalog): string | null {
-  if (spec.budgetUsd === undefined || spec.budgetTokens !== undefined) return null;
-  const uses: Array<[string, string]> = [[spec.model, `model '${spec.model}'`]];
-  for (const [name, profile] of Object.entries(spec.profiles ?? {}))
-    if (profile.model) uses.push([profile.model, `profile "${name}"'s model '${profile.model}'`]);
-  for (const [id, what] of uses) {
-    const record = catalog.record(id);
-    if (record.ok && record.model.prices === null) return what;
-  }
-  return null;
 }
 
 /** orchestrated: limits, profiles and the acceptance check from config (flags already merged in). */

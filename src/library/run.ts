@@ -7,8 +7,7 @@
 
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG } from '../cli/config.js';
-import { runCatalog } from '../cli/model-catalog.js';
-import { unpricedUnderMoneyBudget } from '../cli/new-run.js';
+import { runCatalog, unpricedUnderMoneyBudget } from '../cli/model-catalog.js';
 import { parseDurationMs } from '../core/duration.js';
 import type { StoredEvent } from '../core/events.js';
 import { newRunId } from '../core/ids.js';
