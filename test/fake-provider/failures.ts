@@ -1,4 +1,7 @@
 /** Failures the fake provider can inject, by request index or by path. */
+import type { EndlessBody } from './endless.js';
+
+export type { EndlessBody } from './endless.js';
 
 export type Failure =
   /** Answer with this HTTP status (an error body in the protocol's format). */
@@ -14,7 +17,12 @@ export type Failure =
   /** 200 with a body that is not valid for the protocol (non-JSON, or a broken stream). */
   | { malformed: true }
   /** Close the connection without answering (a network error for the client). */
-  | { drop: true };
+  | { drop: true }
+  /**
+   * 200 with a body that never ends (see endless.ts): as fast as the client reads, or one piece per
+   * `intervalMs`. The answer the policy would give is never computed.
+   */
+  | { endless: EndlessBody; intervalMs?: number };
 
 export interface FailureContext {
   /** 0-based index among model requests since the plan was set. */

@@ -9,6 +9,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ScriptedPolicy, scriptedTurnToModelTurn } from '../../src/model/providers/scripted.js';
 import type { ModelRecord, ModelRequest } from '../../src/model/types.js';
+import { sendEndless } from './endless.js';
 import { type Failure, type FailurePlan, pickFailure } from './failures.js';
 import {
   type DecodeResult,
@@ -171,6 +172,8 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
     if (res.destroyed) return; // the client gave up (timeout, abort)
 
     const stream = request!.stream === true;
+    if (failure && 'endless' in failure)
+      return sendEndless(res, protocol, failure.endless, failure.intervalMs);
     if (failure && 'malformed' in failure) {
       if (stream) return sendFrames(res, ['data: {"this is": not json\n\n'], 0);
       res.writeHead(200, { 'content-type': 'application/json' });

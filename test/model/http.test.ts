@@ -25,6 +25,22 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
+/** Writes `piece` as fast as the client reads, until it hangs up. */
+function endless(res: http.ServerResponse, piece: Buffer): void {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  let closed = false;
+  res.on('close', () => {
+    closed = true;
+  });
+  const next = (): void => {
+    while (!closed && res.write(piece)) {
+      // keep writing while the socket takes it
+    }
+    if (!closed) res.once('drain', next);
+  };
+  next();
+}
+
 const target = () => ({ url: new URL(`${base}/x`), headers: { 'content-type': 'application/json' } });
 
 describe('parseRetryAfter', () => {
@@ -96,6 +112,42 @@ describe('postJson', () => {
     const started = Date.now();
     const r = await postJson(target(), '{}', readJson, { signal: controller.signal });
     expect(!r.ok && r.error).toMatchObject({ kind: 'aborted', attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('cuts a 2xx body larger than maxBodyBytes as a retryable server error', async () => {
+    served = 0;
+    answer = (_n, res) => endless(res, Buffer.alloc(64 * 1024, 'a'));
+    const started = Date.now();
+    const r = await postJson(target(), '{}', readJson, {
+      maxBodyBytes: 1024 * 1024,
+      maxRetries: 1,
+      baseDelayMs: 1,
+    });
+    expect(!r.ok && r.error).toEqual({
+      kind: 'server',
+      message:
+        'the response body exceeded 1048576 bytes (the provider kept sending; a body that never ends?)',
+      attempts: 2,
+    });
+    expect(served).toBe(2);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('ends a body that trickles in forever at the time-out, which covers the whole body', async () => {
+    answer = (_n, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"a":"');
+      const timer = setInterval(() => res.write('a'), 20);
+      res.on('close', () => clearInterval(timer));
+    };
+    const started = Date.now();
+    const r = await postJson(target(), '{}', readJson, { timeoutMs: 300, maxRetries: 0 });
+    expect(!r.ok && r.error).toEqual({
+      kind: 'timeout',
+      message: 'no complete response within 300 ms',
+      attempts: 1,
+    });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 

@@ -36,4 +36,37 @@ describe('createSseParser', () => {
   it('delivers a last event that lacks its blank line', () => {
     expect(parse(['data: [DONE]'])).toEqual([{ event: 'message', data: '[DONE]' }]);
   });
+
+  it('stays linear on a long line cut into many small chunks', () => {
+    const events: SseEvent[] = [];
+    const parser = createSseParser((e) => events.push(e));
+    const piece = 'a'.repeat(1024);
+    const started = performance.now();
+    expect(parser.push('data: ')).toBeUndefined();
+    for (let i = 0; i < 8 * 1024; i++) expect(parser.push(piece)).toBeUndefined();
+    parser.push('\n\n');
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.data.length).toBe(8 * 1024 * 1024);
+  });
+
+  it('refuses a line longer than its limit, and everything after it', () => {
+    const events: SseEvent[] = [];
+    const parser = createSseParser((e) => events.push(e), { maxChars: 1000 });
+    expect(parser.push('data: {"ok":1}\n\n')).toBeUndefined();
+    expect(parser.push(`data: ${'a'.repeat(600)}`)).toBeUndefined();
+    expect(parser.push('a'.repeat(600))).toBe('a stream line is longer than 1000 characters');
+    expect(parser.push('\n\ndata: {"ok":2}\n\n')).toBe('a stream line is longer than 1000 characters');
+    expect(parser.end()).toBe('a stream line is longer than 1000 characters');
+    expect(events).toEqual([{ event: 'message', data: '{"ok":1}' }]);
+  });
+
+  it('refuses an event whose data lines never end in a blank line', () => {
+    const events: SseEvent[] = [];
+    const parser = createSseParser((e) => events.push(e), { maxChars: 1000 });
+    let error: string | undefined;
+    for (let i = 0; i < 20 && error === undefined; i++) error = parser.push(`data: ${'b'.repeat(100)}\n`);
+    expect(error).toBe('a stream event is longer than 1000 characters');
+    expect(events).toEqual([]);
+  });
 });

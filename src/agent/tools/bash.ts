@@ -19,6 +19,7 @@ import { containCommand, type Sandbox } from '../../sandbox/index.js';
 import { defineTool, errorMessage } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { agentEnv } from './env.js';
+import { argumentProblem } from './limits.js';
 import { OutputCap } from './output-cap.js';
 
 export const BASH_DEFAULT_TIMEOUT_S = 120;
@@ -85,6 +86,12 @@ export function createBashTool(root: string, options: BashToolOptions = {}): Too
     schema,
     mutates: true,
     run(args, context) {
+      const problem = argumentProblem(
+        'command',
+        args.command,
+        'write a script with write and run that; put data in files, not on the command line',
+      );
+      if (problem) return Promise.resolve(fail(problem));
       const argv = ['bash', '-c', WRAPPER, 'colony-bash', args.command];
       const baseEnv = options.baseEnv ?? process.env;
       const spawned = options.sandbox

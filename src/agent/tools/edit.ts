@@ -1,13 +1,18 @@
 /** `edit {path, old, new}`: replace one exact, unique occurrence of `old` with `new`
- * (the file is replaced atomically, so a crash never leaves it half-written). */
-import { readFile, stat } from 'node:fs/promises';
+ * (the file is replaced atomically, so a crash never leaves it half-written). Only regular files of
+ * at most EDIT_MAX_BYTES are edited: the whole file is held in memory. */
 import { z } from 'zod';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { isGitInternal, resolveInside } from '../paths.js';
+import { mib, openRegularFile } from './file-kind.js';
+import { pathProblem } from './limits.js';
+import { describeWriteError } from './write-errors.js';
 
 const MAX_LISTED_MATCHES = 20;
+/** Larger files are refused (the model is pointed to bash): edit reads the whole file. */
+export const EDIT_MAX_BYTES = 32 * 1024 * 1024;
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the worktree root.'),
@@ -25,14 +30,32 @@ export function createEditTool(root: string): Tool {
     schema,
     mutates: true,
     async run(args) {
+      const tooLong = pathProblem(args.path);
+      if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
       if (isGitInternal(resolved.rel)) return fail(`refusing to modify git's own data: ${resolved.rel}`);
-      const info = await stat(resolved.abs).catch(() => null);
-      if (!info) return fail(`file not found: ${resolved.rel} (use write to create a new file)`);
-      if (info.isDirectory()) return fail(`${resolved.rel} is a directory`);
-      if (args.old === args.new) return fail('old and new are identical; nothing to change');
-      const text = await readFile(resolved.abs, 'utf8');
+      const opened = await openRegularFile(resolved.abs);
+      if (!opened.ok) {
+        if (opened.kind === 'missing')
+          return fail(`file not found: ${resolved.rel} (use write to create a new file)`);
+        if (opened.kind === 'bad_name') return fail(`${opened.error}: ${resolved.rel}`);
+        if (opened.what === 'a directory') return fail(`${resolved.rel} is a directory`);
+        return fail(`${resolved.rel} is ${opened.what}, not a regular file; edit only changes files`);
+      }
+      let text: string;
+      try {
+        if (opened.info.size > EDIT_MAX_BYTES) {
+          return fail(
+            `${resolved.rel} is ${mib(opened.info.size)}, too large to edit (at most ${mib(EDIT_MAX_BYTES)}); ` +
+              'change it with bash (sed, a script) instead',
+          );
+        }
+        if (args.old === args.new) return fail('old and new are identical; nothing to change');
+        text = await opened.handle.readFile('utf8');
+      } finally {
+        await opened.handle.close();
+      }
       const matches = findAll(text, args.old);
       if (matches.length === 0) {
         return fail(
@@ -51,7 +74,11 @@ export function createEditTool(root: string): Tool {
       const index = matches[0] ?? 0;
       // Slicing, not String.replace: `$&` and friends in `new` must stay literal.
       const updated = text.slice(0, index) + args.new + text.slice(index + args.old.length);
-      await writeFileAtomic(resolved.abs, updated);
+      const written = await writeFileAtomic(resolved.abs, updated).then(
+        () => null,
+        (error: unknown) => describeWriteError(resolved.rel, error),
+      );
+      if (written) return fail(written);
       return ok(`Edited ${resolved.rel}: replaced 1 occurrence at line ${lineOf(text, index)}`);
     },
   });

@@ -1,17 +1,24 @@
 /**
  * `grep {pattern, path?}`: extended-regex search, recursive, skipping .git and node_modules.
  * Runs GNU grep with an argument array (never a shell string); symlinks inside the tree are not
- * followed (`-r`, not `-R`), so a search cannot leave the worktree.
+ * followed (`-r`, not `-R`), so a search cannot leave the worktree. FIFOs, sockets and devices are
+ * never read (one with no writer would block grep until the time-out), and an endless output line
+ * is cut as it streams in, so a huge matching line costs no memory here.
  */
 import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineTool, errorMessage } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { resolveInside } from '../paths.js';
+import { describeKind } from './file-kind.js';
+import { argumentProblem, pathProblem } from './limits.js';
 
 export const GREP_MAX_RESULTS = 200;
 export const GREP_MAX_LINE_CHARS = 300;
 const GREP_TIMEOUT_MS = 30_000;
+/** Characters of one output line kept (file name, line number and text); the rest is dropped unread. */
+const GREP_MAX_RAW_LINE = 16 * 1024;
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Extended regular expression (grep -E syntax).'),
@@ -27,9 +34,26 @@ export function createGrepTool(root: string): Tool {
     schema,
     mutates: false,
     async run(args) {
+      const problem =
+        pathProblem(args.path) ??
+        argumentProblem('pattern', args.pattern, 'search for a shorter part of the text');
+      if (problem) return fail(problem);
       const resolved = resolveInside(root, args.path ?? '.');
       if (!resolved.ok) return fail(resolved.error);
-      const grepArgs = ['-rnIHZE', '--exclude-dir=.git', '--exclude-dir=node_modules', '-e', args.pattern];
+      const info = await stat(resolved.abs).catch(() => null);
+      if (info && !info.isFile() && !info.isDirectory()) {
+        return fail(
+          `${resolved.rel} is ${describeKind(info)}, not a regular file or folder; grep searches files and folders`,
+        );
+      }
+      const grepArgs = [
+        '-rnIHZE',
+        '--devices=skip',
+        '--exclude-dir=.git',
+        '--exclude-dir=node_modules',
+        '-e',
+        args.pattern,
+      ];
       // With no operand, recursive grep searches `.` and prints names without a `./` prefix.
       if (resolved.rel !== '.') grepArgs.push('--', resolved.rel);
       return runGrep(root, grepArgs);
@@ -51,18 +75,32 @@ function runGrep(root: string, args: string[]): Promise<ToolResult> {
     }, GREP_TIMEOUT_MS);
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
+    /** The current line is longer than GREP_MAX_RAW_LINE: drop the rest of it. */
+    let skipping = false;
+    const take = (line: string): boolean => {
+      if (results.length >= GREP_MAX_RESULTS) {
+        truncated = true;
+        child.kill('SIGKILL');
+        return false;
+      }
+      results.push(formatMatch(line));
+      return true;
+    };
     child.stdout.on('data', (chunk: string) => {
-      if (truncated) return;
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) {
-        if (results.length >= GREP_MAX_RESULTS) {
-          truncated = true;
-          child.kill('SIGKILL');
-          return;
+      let from = 0;
+      while (!truncated && from < chunk.length) {
+        const newline = chunk.indexOf('\n', from);
+        const end = newline < 0 ? chunk.length : newline;
+        if (!skipping) {
+          pending += chunk.slice(from, Math.min(end, from + GREP_MAX_RAW_LINE - pending.length));
+          if (pending.length >= GREP_MAX_RAW_LINE) skipping = true;
         }
-        results.push(formatMatch(line));
+        if (newline < 0) return;
+        const line = pending;
+        pending = '';
+        skipping = false;
+        from = newline + 1;
+        if (!take(line)) return;
       }
     });
     child.stderr.on('data', (chunk: string) => {

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { resolveInside } from '../paths.js';
+import { describeKind } from './file-kind.js';
+import { pathProblem } from './limits.js';
 
 export const LS_MAX_ENTRIES = 1000;
 
@@ -21,11 +23,14 @@ export function createLsTool(root: string): Tool {
     schema,
     mutates: false,
     async run(args) {
+      const tooLong = pathProblem(args.path);
+      if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path ?? '.');
       if (!resolved.ok) return fail(resolved.error);
       const info = await stat(resolved.abs).catch(() => null);
       if (!info) return fail(`folder not found: ${resolved.rel}`);
-      if (!info.isDirectory()) return fail(`${resolved.rel} is a file, not a folder; use read`);
+      if (info.isFile()) return fail(`${resolved.rel} is a file, not a folder; use read`);
+      if (!info.isDirectory()) return fail(`${resolved.rel} is ${describeKind(info)}, not a folder`);
       const entries = (await readdir(resolved.abs, { withFileTypes: true }))
         .filter((entry) => entry.name !== '.git')
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

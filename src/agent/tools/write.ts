@@ -6,6 +6,8 @@ import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { isGitInternal, resolveInside } from '../paths.js';
+import { pathProblem } from './limits.js';
+import { describeWriteError } from './write-errors.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the worktree root.'),
@@ -21,14 +23,20 @@ export function createWriteTool(root: string): Tool {
     schema,
     mutates: true,
     async run(args) {
+      const tooLong = pathProblem(args.path);
+      if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
       if (resolved.rel === '.') return fail('path names the worktree itself, not a file');
       if (isGitInternal(resolved.rel)) return fail(`refusing to modify git's own data: ${resolved.rel}`);
       const existing = await stat(resolved.abs).catch(() => null);
       if (existing?.isDirectory()) return fail(`${resolved.rel} is a directory`);
-      await mkdir(path.dirname(resolved.abs), { recursive: true });
-      await writeFileAtomic(resolved.abs, args.content);
+      try {
+        await mkdir(path.dirname(resolved.abs), { recursive: true });
+        await writeFileAtomic(resolved.abs, args.content);
+      } catch (error) {
+        return fail(describeWriteError(resolved.rel, error));
+      }
       const bytes = Buffer.byteLength(args.content, 'utf8');
       const verb = existing ? 'Overwrote' : 'Created';
       return ok(`${verb} ${resolved.rel} (${bytes} bytes, ${countLines(args.content)} lines)`);
