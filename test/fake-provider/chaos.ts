@@ -33,17 +33,10 @@ export interface ChaosModel {
 
 type Call = { name: string; arguments: unknown; id?: string };
 
-/** mulberry32: small, fast, good enough, and the same sequence for the same seed everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded generator (src/core/random.ts): the same sequence for the same seed. */
+import { seededRandom } from '../../src/core/random.js';
+
+export { seededRandom };
 
 const TEN_MB = 10 * 1024 * 1024;
 
