@@ -1,8 +1,12 @@
 /**
  * Known secret values (API keys, tokens, passwords from the environment and config) are replaced by
  * a placeholder before anything reaches the event log — also when base64-encoded (an agent that can
- * read a key can encode it), and the password of any `scheme://user:password@host` URL.
+ * read a key can encode it), the password of any `scheme://user:password@host` URL, and any agent
+ * token (auth/agent-token.ts: recognised by its `colony_at_` prefix, since tokens are issued during a
+ * run and are not in the list of known values).
  */
+import { AGENT_TOKEN_PATTERN, AGENT_TOKEN_PREFIX } from '../auth/agent-token.js';
+
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|_PASS$|CREDENTIAL|AUTH|DATABASE_URL|_DSN$|_URI$)/i;
 /** `scheme://user:password@` — the password part. */
 const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)([^\s@/]+)@/gi;
@@ -66,7 +70,10 @@ export function createScrubber(secrets: Iterable<string>): Scrubber {
   const pattern = unique.length > 0 ? new RegExp(unique.map(escapeRegExp).join('|'), 'g') : null;
   const scrub = (text: string): string => {
     const known = pattern ? text.replace(pattern, '[REDACTED]') : text;
-    return known.includes('://') ? known.replace(URL_PASSWORD, '$1[REDACTED]@') : known;
+    const tokens = known
+      .replace(AGENT_TOKEN_PATTERN, '[REDACTED]')
+      .replace(ENCODED_AGENT_TOKEN, '[REDACTED]');
+    return tokens.includes('://') ? tokens.replace(URL_PASSWORD, '$1[REDACTED]@') : tokens;
   };
   const scrubValue = <T>(value: T): T => {
     if (typeof value === 'string') return scrub(value) as T;
@@ -80,6 +87,12 @@ export function createScrubber(secrets: Iterable<string>): Scrubber {
   };
   return { scrub, scrubValue, count: unique.length };
 }
+
+/** An agent token inside base64 text: one of the prefix's encodings and the base64 characters after it. */
+const ENCODED_AGENT_TOKEN = new RegExp(
+  `(?:${base64Forms(AGENT_TOKEN_PREFIX).map(escapeRegExp).join('|')})[A-Za-z0-9+/_-]*=*`,
+  'g',
+);
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

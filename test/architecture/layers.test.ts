@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const LAYERS: string[][] = [
   ['lang'],
+  ['auth'],
   ['model'],
   ['core'],
   ['store', 'tool', 'view', 'sandbox'],
