@@ -55,10 +55,14 @@ export function gitMetadata(checkout: string): GitMetadata | null {
   const gitDir = path.resolve(checkout, match[1]);
   // Never bind a repository that contains the checkout (it would cover the checkout's own bind).
   const outside = (p: string) => path.relative(p, checkout).startsWith('..');
-  const commondir = readText(path.join(gitDir, 'commondir'));
-  if (commondir !== null) {
-    const common = path.resolve(gitDir, commondir.trim());
-    return outside(common) ? { kind: 'worktree', common } : null;
+  // A linked worktree's admin folder is `<repository>/worktrees/<name>`. Any other git directory is
+  // an agent's own, whose `commondir` file (if any) the agent wrote: never bind what it names.
+  if (path.basename(path.dirname(gitDir)) === 'worktrees') {
+    const commondir = readText(path.join(gitDir, 'commondir'));
+    const common = commondir === null ? null : path.resolve(gitDir, commondir.trim());
+    return common === path.dirname(path.dirname(gitDir)) && outside(common)
+      ? { kind: 'worktree', common }
+      : null;
   }
   if (!outside(gitDir)) return null;
   const alternates = (readText(path.join(gitDir, 'objects', 'info', 'alternates')) ?? '')

@@ -36,7 +36,8 @@ export interface AgentRepo {
 
 /** What `git` needs to work on an agent repository however its `.git` file was changed. */
 export function repoEnv(repo: AgentRepo): Record<string, string> {
-  return { GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.checkout };
+  // GIT_COMMON_DIR: a `commondir` file the agent wrote must not redirect Colony (see git.ts).
+  return { GIT_DIR: repo.gitDir, GIT_COMMON_DIR: repo.gitDir, GIT_WORK_TREE: repo.checkout };
 }
 
 /**
@@ -104,6 +105,7 @@ async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
   await mkdir(path.join(repo.gitDir, 'hooks'), { recursive: true });
   await mkdir(path.join(repo.gitDir, 'info'), { recursive: true });
   await writeFile(path.join(repo.gitDir, 'config'), AGENT_CONFIG);
+  await rm(path.join(repo.gitDir, 'commondir'), { force: true });
   await writeFile(path.join(repo.gitDir, 'objects', 'info', 'alternates'), `${path.join(hub, 'objects')}\n`);
   // Attributes in the git directory could name a filter; with no filter defined they do nothing, but
   // a reset keeps the file Colony's.
@@ -118,6 +120,10 @@ async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
  */
 export async function publishAgentRepo(hubPath: string, repo: AgentRepo): Promise<Result<string>> {
   const hub = path.resolve(hubPath);
+  // The fetch below reads the agent's repository through git's local transport, which drops
+  // GIT_COMMON_DIR: a `commondir` the agent wrote would redirect it. No agent process runs now (its
+  // tools run one at a time and a sandbox's processes end with its command), so removing it is safe.
+  await rm(path.join(repo.gitDir, 'commondir'), { force: true });
   const fetched = await git(
     [
       'fetch',

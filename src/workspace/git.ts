@@ -3,6 +3,8 @@
  * (never a throw), and an environment that does not depend on the user's global or system config.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
 
 export interface GitResult {
   ok: boolean;
@@ -73,6 +75,9 @@ export function gitEnv(extra: Record<string, string> = {}, userConfig = false): 
   return {
     ...env,
     GIT_TERMINAL_PROMPT: '0',
+    // Replacement refs (an agent may write refs/replace/* in its own repository) never change what
+    // Colony reads.
+    GIT_NO_REPLACE_OBJECTS: '1',
     ...config,
     ...(userConfig ? {} : { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }),
     // Stable, parseable messages whatever the user's locale.
@@ -88,7 +93,7 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
       args,
       {
         cwd: options.cwd,
-        env: gitEnv(options.env, options.userConfig),
+        env: gitEnv({ ...pinnedGitDir(options.cwd), ...options.env }, options.userConfig),
         maxBuffer: MAX_BUFFER,
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         encoding: 'utf8',
@@ -104,6 +109,32 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
       },
     );
   });
+}
+
+/**
+ * When `cwd` is a checkout whose `.git` file names a git directory of its own (an agent's repository,
+ * workspace/agent-repo.ts), pin git to that directory. The agent can write a `commondir` file there
+ * (its git directory is writable in its sandbox) to point Colony's git at a config of its choosing,
+ * whose filters and merge drivers would then run in Colony's own `git add`, outside the sandbox:
+ * GIT_COMMON_DIR makes git read the config from the git directory whatever that file says, and the
+ * file itself is removed, because git's ref store follows it even then (an agent's tools run one at a
+ * time and a sandbox's processes end with its command, so nothing of the agent's runs now). A hub
+ * worktree's admin folder (`<hub>/worktrees/<name>`) has a real `commondir` and is read-only to every
+ * sandbox: left as it is.
+ */
+function pinnedGitDir(cwd: string): Record<string, string> {
+  let dotGit: string;
+  try {
+    dotGit = readFileSync(path.join(cwd, '.git'), 'utf8');
+  } catch {
+    return {};
+  }
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(dotGit);
+  if (!match?.[1]) return {};
+  const gitDir = path.resolve(cwd, match[1]);
+  if (path.basename(path.dirname(gitDir)) === 'worktrees') return {};
+  rmSync(path.join(gitDir, 'commondir'), { force: true });
+  return { GIT_DIR: gitDir, GIT_COMMON_DIR: gitDir, GIT_WORK_TREE: path.resolve(cwd) };
 }
 
 /** First line of git's error output, for one-line error messages. */

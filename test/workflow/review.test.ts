@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDemoRepo } from '../../src/demo/demo-repo.js';
 import { reviewDemoPolicy } from '../../src/demo/review-policy.js';
 import type { Store } from '../../src/store/index.js';
-import { computeMetrics } from '../../src/view/metrics.js';
 import { workflowCriticalPath } from '../../src/view/critical-path.js';
+import { computeMetrics } from '../../src/view/metrics.js';
 import { openTestStore } from '../helpers/db.js';
 import { ofKind, runWorkflowFile, type WorkflowRunResult } from './run-helper.js';
 
