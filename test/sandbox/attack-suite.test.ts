@@ -176,6 +176,18 @@ const ATTACKS: Attack[] = [
       ].join('; '),
   },
   {
+    name: 'a commondir naming the state folder',
+    command: (at) =>
+      `G=$(sed 's/^gitdir: //' .git); echo ${embeddedPaths(at.home).root} > "$G/commondir"; echo written`,
+  },
+  {
+    name: 'reading through the commondir bind',
+    command: (at) => {
+      const pg = embeddedPaths(at.home);
+      return `cat ${pg.appPassword} ${pg.superuserPassword} | rev; ls ${pg.root} | rev; rm -f "$(sed 's/^gitdir: //' .git)/commondir"`;
+    },
+  },
+  {
     name: 'a commondir redirect to a config of its own (filter + fsmonitor)',
     command: () =>
       [
@@ -332,8 +344,13 @@ describe('a hostile agent in a real sandboxed run', () => {
 
     // The attacks ran and reached the model's view (so the checks below are about real output).
     expect(seen).toContain('No such file or directory');
-    expect(outputs[0]).toContain(`/proc/${decoy.pid}/environ: No such file or directory`);
-    expect(outputs[0]).toContain(rev('PATH='));
+    const outputOf = (name: string) => outputs[ATTACKS.findIndex((a) => a.name === name)] ?? '';
+    const proc = outputOf('key from /proc and the environment');
+    expect(proc).toContain(`/proc/${decoy.pid}/environ: No such file or directory`);
+    expect(proc).toContain(rev('PATH='));
+    expect(outputOf('reading through the commondir bind')).toContain(
+      'app-password: No such file or directory',
+    );
 
     // Key, passwords: not in any form, not to the model, not in the log.
     for (const secret of [SECRET, ...passwords]) {
@@ -346,7 +363,7 @@ describe('a hostile agent in a real sandboxed run', () => {
     for (const name of ['app-password', 'superuser-password', 'server.log'])
       expect(seen.includes(rev(name)), `the model saw the state folder listing (${name})`).toBe(false);
     // /proc shows the sandbox's own processes only: not the decoy's pid.
-    expect(outputs[0]).not.toMatch(new RegExp(`(^|\\n)${decoy.pid}(\\n|$)`));
+    expect(proc).not.toMatch(new RegExp(`(^|\\n)${decoy.pid}(\\n|$)`));
 
     // No request reached the local API.
     expect(apiHits, 'requests that reached the local API from the sandbox').toBe(0);
@@ -394,7 +411,9 @@ describe('a hostile agent in a real sandboxed run', () => {
     const tree = hubGit(where.hub, 'ls-tree', '-r', '--name-only', 'main').split('\n');
     expect(tree).toContain('notes.txt');
     expect(tree).not.toContain('bg-survived.txt');
-    expect(outputs[8]).toMatch(/cannot access 'bg-survived\.txt': No such file or directory/);
+    expect(outputOf('after the background process')).toMatch(
+      /cannot access 'bg-survived\.txt': No such file or directory/,
+    );
     // The run folder holds nothing the agent wrote.
     expect(readdirSync(runFolder).filter((name) => name.includes(M))).toEqual([]);
     expect(await store.log.verify(runId)).toMatchObject({ ok: true });
