@@ -1,5 +1,6 @@
 /** One human-readable line per event for `colony run` and `colony logs`. */
 import type { StoredEvent } from '../core/events.js';
+import { limitHitText } from '../view/limit-text.js';
 
 export function formatEvent(event: StoredEvent): string | null {
   const who = event.agent ? `[${event.agent}] ` : '';
@@ -30,7 +31,7 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
       const calls = turn.toolCalls.map((c) => c.name).join(', ');
       const text = turn.text.trim().split('\n', 1)[0]?.slice(0, 100) ?? '';
       const what = calls ? `→ ${calls}` : `answer: ${text}`;
-      return `step ${d.step} ${what}  (${turn.usage.input}+${turn.usage.cachedInput ?? 0} cached in, ${turn.usage.output} out, ${d.latencyMs} ms)`;
+      return `step ${d.step} ${what}  (${usageText(turn.usage)}, ${d.latencyMs} ms)`;
     }
     case 'model.error':
       return `model error (${d.kind}): ${d.message}`;
@@ -41,7 +42,7 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
     case 'tool.finished':
       return `  ${d.summary}`;
     case 'limit.hit':
-      return `limit hit: ${d.limit} = ${d.value} (used ${d.used})`;
+      return limitHitText(event.data);
     case 'compaction':
       return `conversation compacted (${d.replacedMessages} messages summarised)`;
     case 'commit.created':
@@ -53,6 +54,86 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
     case 'warning':
       return `warning: ${d.message}`;
     default:
-      return event.kind;
+      return describeTeamEvent(event.kind, d);
   }
+}
+
+/** Input as uncached + cached (+ cache writes, which Anthropic bills apart), then output. */
+function usageText(u: { input: number; cachedInput?: number; cacheWrite?: number; output: number }): string {
+  const writes = u.cacheWrite ? ` + ${u.cacheWrite} cache writes` : '';
+  return `${u.input}+${u.cachedInput ?? 0} cached${writes} in, ${u.output} out`;
+}
+
+/** Coordination, integration, orchestration and workflow events in words (never a raw kind). */
+function describeTeamEvent(kind: string, d: Record<string, unknown>): string {
+  const s = (v: unknown) => String(v);
+  switch (kind) {
+    case 'subagent.created':
+      return `created subagent ${s(d.name)} (${s(d.profile)}, ${s(d.model)})`;
+    case 'task.assigned':
+      return `assigned ${s(d.task)} to ${s(d.agent)}: ${firstLine(d.prompt)}`;
+    case 'task.started':
+      return `started ${s(d.task)}: ${firstLine(d.prompt)}`;
+    case 'task.finished':
+      return `finished ${s(d.task)}: ${s(d.status)} in ${s(d.steps)} step(s)`;
+    case 'merge.requested':
+      return `merge request #${s(d.mr)} from ${s(d.branch)}: ${firstLine(d.note)}`;
+    case 'merge.landed':
+      return `merge request #${s(d.mr)} landed on main: ${s(d.commit).slice(0, 10)}`;
+    case 'merge.rejected':
+      return `merge request #${s(d.mr)} rejected (${s(d.reason)})`;
+    case 'merge.awaiting_approval':
+      return `merge request #${s(d.mr)} passed its check and waits for approval (colony approve RUN ${s(d.mr)})`;
+    case 'merge.approved':
+      return `merge request #${s(d.mr)} approved by ${s(d.by)}`;
+    case 'merge.declined':
+      return `merge request #${s(d.mr)} declined by ${s(d.by)}: ${firstLine(d.reason)}`;
+    case 'claim.granted':
+      return `claimed ${s(d.scope)}: ${firstLine(d.summary)}`;
+    case 'claim.conflict':
+      return `claim of ${s(d.scope)} refused: ${s(d.holder)} holds ${s(d.holderScope)}`;
+    case 'claim.released':
+      return `released ${s(d.scope)} (${s(d.outcome)})`;
+    case 'claim.expired':
+      return `claim of ${s(d.scope)} by ${s(d.holder)} expired`;
+    case 'context.posted':
+      return `posted ${s(d.kind)}: ${firstLine(d.summary)}`;
+    case 'message.sent':
+      return `message to ${d.to ? s(d.to) : `#${s(d.channel)}`}: ${firstLine(d.text)}`;
+    case 'message.delivered':
+      return `read ${Array.isArray(d.ids) ? d.ids.length : 0} message(s) (${s(d.via)})`;
+    case 'workspace.synced':
+      return `synced with main (${s(d.landedSince)} landed since)`;
+    case 'agent.nudged':
+      return `nudged after ${Math.round(Number(d.idleMs) / 1000)} s without progress`;
+    case 'agent.stalled':
+      return 'stalled: its claims are no longer renewed';
+    case 'run.stop_requested':
+      return `stop requested by ${s(d.by)}${d.reason ? `: ${firstLine(d.reason)}` : ''}`;
+    case 'acceptance.finished':
+      return `acceptance check round ${s(d.round)}: ${d.passed ? 'passed' : 'failed'}`;
+    case 'stage.started':
+      return `stage ${s(d.name)} started`;
+    case 'stage.finished':
+      return `stage ${s(d.stage)} ${d.ok ? 'finished' : `failed: ${firstLine(d.error)}`}`;
+    case 'step.started':
+      return `step ${s(d.label)} started (${s(d.profile)})`;
+    case 'step.finished':
+      return `step ${s(d.step)} ${d.ok ? 'finished' : `failed: ${firstLine(d.error)}`}`;
+    case 'sync.finished':
+      return `sync point "${s(d.command)}" ${d.passed ? 'passed' : `FAILED (exit ${s(d.exitCode)})`}`;
+    case 'workflow.finished':
+      return `workflow ${d.ok ? 'finished' : `failed: ${firstLine(d.error)}`}`;
+    default:
+      // A kind without its own line still reads as words ("merge approval ignored").
+      return kind.replace(/[._]/g, ' ');
+  }
+}
+
+function firstLine(v: unknown): string {
+  const line =
+    String(v ?? '')
+      .trim()
+      .split('\n', 1)[0] ?? '';
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }

@@ -13,7 +13,8 @@ usage: colony <command> [options]
   runs               list runs
   show RUN           a run's summary and timeline
   report RUN         a self-contained HTML report with charts (--out DIR)
-  compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json)
+  compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
+                     colony show --help explains CriticalSteps, parallelism, coordination share
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices

@@ -1,3 +1,4 @@
+import { limitHitText } from '../view/limit-text.js';
 import { sandboxLine } from '../view/sandbox.js';
 import type { RunSummary, TokenAccount } from '../view/summary.js';
 
@@ -15,6 +16,7 @@ export function formatSummary(s: RunSummary): string {
   if (s.agents > 1)
     lines.push(
       `  team: CriticalSteps ${s.criticalSteps} · total steps ${s.totalSteps} · parallelism ${s.parallelism.toFixed(2)} · finish rate ${percent(s.finishRate)} (${s.agentsFinished}/${s.agents}) · coordination share ${percent(s.coordinationShareOfInput)} of input, ${percent(s.coordinationShareOfUncachedInput)} of uncached input`,
+      '    (what these numbers mean: colony show --help)',
     );
   if (s.verify)
     lines.push(
@@ -24,10 +26,12 @@ export function formatSummary(s: RunSummary): string {
     lines.push(
       `  acceptance: ${s.acceptance.passed ? 'passed' : 'failed'} after ${s.acceptance.round} fix round(s)`,
     );
-  for (const hit of s.limitsHit) lines.push(`  limit hit: ${hit.limit} = ${hit.value} (used ${hit.used})`);
+  for (const hit of s.limitsHit) lines.push(`  ${limitHitText(hit)}`);
   if (s.sandbox) lines.push(`  ${sandboxLine(s.sandbox)}`);
   if (s.resultBranch)
     lines.push(`  result branch: ${s.resultBranch} (in your repository: git diff HEAD...${s.resultBranch})`);
+  else if (s.status !== 'running')
+    lines.push('  result branch: none (nothing landed on main: your repository is unchanged)');
   if (s.agents > 1) lines.push(...accountTable(s));
   return lines.join('\n');
 }
@@ -41,7 +45,7 @@ function accountTable(s: RunSummary): string[] {
     String(a.input),
     String(a.cachedInput),
     String(a.output),
-    a.costUsd === null ? '-' : `$${a.costUsd.toFixed(4)}`,
+    a.costUsd === null ? 'unpriced' : `$${a.costUsd.toFixed(4)}`,
   ];
   for (const [role, a] of Object.entries(s.perRole)) rows.push(row(`role ${role} (${a.agents})`, a));
   const agents = Object.entries(s.perAgent).sort(
@@ -55,7 +59,7 @@ function accountTable(s: RunSummary): string[] {
   );
   const more = agents.length - TOP_AGENTS;
   if (more > 0) out.push(`    … and ${more} more agent(s) (colony show RUN --json has them all)`);
-  return ['  tokens by role and agent (top by tokens):', ...out];
+  return ['  tokens by role and agent (top by tokens; input is uncached input):', ...out];
 }
 
 function tokensOf(a: TokenAccount): number {

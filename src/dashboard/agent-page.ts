@@ -13,7 +13,16 @@ interface AgentReply {
   agent: AgentRow;
   model: string;
   branch: string | null;
-  commits: Array<{ commit: string; branch: string; files: number; ts: string }>;
+  commits: Array<{
+    commit: string;
+    branch: string;
+    files: number | null;
+    ts: string;
+    mr: number | null;
+    landedAs: string | null;
+  }>;
+  /** The run's status: a finished run's page opens no live stream. */
+  runStatus: string;
   stopReason: string | null;
   finishStatus: string | null;
   transcript: StoredEvent[];
@@ -161,7 +170,7 @@ export function agentPage(
         ['Model', a.model],
         ['Steps', String(a.agent.steps)],
         ['Tool calls', String(a.agent.toolCalls)],
-        ['Cost', usd(a.agent.costUsd)],
+        ['Cost', a.agent.costUsd === null && a.agent.steps > 0 ? 'unpriced' : usd(a.agent.costUsd)],
         ['Claim', a.agent.claim ?? '–'],
         ['Stop reason', a.stopReason ?? '–'],
       ].map(([k, v]) =>
@@ -182,12 +191,18 @@ export function agentPage(
             'ul',
             { class: 'commits' },
             ...a.commits.map((c) =>
-              h('li', {}, h('code', {}, c.commit.slice(0, 10)), ` ${c.files} files · ${clock(c.ts)}`),
+              h(
+                'li',
+                { 'data-commit': c.commit },
+                h('code', {}, c.commit.slice(0, 10)),
+                ` ${commitNote(c)} · ${clock(c.ts)}`,
+              ),
             ),
           ),
     );
     append(a.transcript);
     lastSeq = a.transcript.at(-1)?.seq ?? 0;
+    if (a.runStatus !== 'running') return;
     source = new EventSource(
       streamUrl(
         `/api/runs/${encodeURIComponent(runId)}/stream?agent=${encodeURIComponent(name)}&after=${lastSeq}`,
@@ -208,4 +223,15 @@ export function agentPage(
     source?.close();
     setLive(false);
   };
+}
+
+function commitNote(c: AgentReply['commits'][number]): string {
+  const files = c.files === null ? '' : `${c.files} files`;
+  const mr =
+    c.mr === null
+      ? ''
+      : c.landedAs
+        ? `merge request #${c.mr}, landed as ${c.landedAs.slice(0, 10)}`
+        : `merge request #${c.mr}`;
+  return [files, mr].filter(Boolean).join(' · ') || c.branch;
 }

@@ -14,6 +14,8 @@ import type {
   MessageItem,
   CompactRunView as RunView,
 } from '../view/compact-types.js';
+import { GLOSSARY } from '../view/glossary.js';
+import type { LimitRow } from '../view/limits.js';
 import { sandboxLine } from '../view/sandbox.js';
 import { AGENT_STATES } from '../view/types.js';
 import { getJson, postJson, streamUrl, token } from './api.js';
@@ -28,10 +30,10 @@ function panel(title: string, ...body: Array<Node | string>): HTMLElement {
   return h('section', { class: 'panel' }, h('h2', {}, title), ...body);
 }
 
-function card(label: string, value: HTMLElement | string, cls = ''): HTMLElement {
+function card(label: string, value: HTMLElement | string, cls = '', title?: string): HTMLElement {
   return h(
     'div',
-    { class: `card ${cls}` },
+    { class: `card ${cls}`, title, 'data-card': label },
     h('div', { class: 'card-label' }, label),
     h('div', { class: 'card-value' }, value),
   );
@@ -66,7 +68,7 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
         h('span', { class: 'a-claim', title: a.claim ?? '' }, a.claim ?? ''),
         h('span', { class: 'a-action', title: a.lastAction }, a.lastAction),
         h('span', { class: 'a-num' }, `${a.steps} st`),
-        h('span', { class: 'a-num' }, usd(a.costUsd)),
+        h('span', { class: 'a-num', 'data-cost': '' }, agentCost(a)),
       ),
     { className: 'agents', empty: 'no agents yet' },
   );
@@ -284,18 +286,34 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
           )
         : '',
     );
-    // As in the runs list: uncached input + output. `input` excludes cached input (src/model/usage).
-    const tokens = v.tokens.input + v.tokens.output;
-    const prompt = v.tokens.input + v.tokens.cachedInput;
+    // Every token the run used, cached input and cache writes included (as in the runs list).
+    const t = v.tokens;
+    const tokens = t.input + t.cachedInput + t.cacheWrite + t.output;
+    const prompt = t.input + t.cachedInput;
     clear(
       cards,
       card('Topology', v.topology ?? '–'),
       card('Agents', String(v.agents.length)),
       card('Wall-clock', ms(v.wallClockMs)),
-      card('Cost', usd(v.costUsd)),
-      card('Tokens', `${count(tokens)}`),
-      card('Cached input', prompt ? `${Math.round((100 * v.tokens.cachedInput) / prompt)}%` : '–'),
-      card('Steps (critical)', `${v.modelCalls} (${v.timeline.critical.steps})`),
+      card('Cost', v.costUsd === null && v.modelCalls > 0 ? 'unpriced' : usd(v.costUsd), '', GLOSSARY.cost),
+      card(
+        'Tokens',
+        count(tokens),
+        '',
+        `${t.input} uncached input + ${t.cachedInput} cached input + ${t.cacheWrite} cache writes + ${t.output} output`,
+      ),
+      card(
+        'Cached input',
+        prompt ? `${Math.round((100 * t.cachedInput) / prompt)}%` : '–',
+        '',
+        GLOSSARY.cachedInput,
+      ),
+      card(
+        'Steps (critical)',
+        `${v.modelCalls} (${v.timeline.critical.steps})`,
+        '',
+        `${GLOSSARY.totalSteps}; in brackets the ${GLOSSARY.criticalSteps}`,
+      ),
       card(
         'Verify',
         v.verify ? (v.verify.passed ? 'passed' : 'failed') : '–',
@@ -327,10 +345,12 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     agentList.update(v.agents);
     timeline.update(v.timeline);
     const crit = v.timeline.critical;
+    const late = v.timeline.startMs - v.timeline.runStartMs;
     timelineNote.textContent =
       crit.method === 'none'
         ? 'No steps yet.'
-        : `Critical path (red): ${crit.steps} steps over ${ms(crit.durationMs)} — ${crit.description}. Blue model call, green tool, amber waiting.`;
+        : `Critical path (red): ${crit.steps} steps over ${ms(crit.durationMs)} — ${crit.description}. Blue model call, green tool, amber waiting, red error.${late >= 100 ? ` From the first step, ${ms(late)} after the run started.` : ''}`;
+    timelineNote.title = GLOSSARY.criticalSteps;
     void renderUsageCharts(charts, toChartInput(v.series, v.timeline.startMs, v.timeline.endMs, v.costUsd));
     renderMerges(v.merges);
     renderContext();
@@ -350,17 +370,13 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     clear(
       limitsBox,
       ...v.limits.map((l) => {
-        const pct = l.limit ? Math.min(100, (100 * l.used) / l.limit) : 0;
-        const shown =
-          l.unit === 'USD'
-            ? `${usd(l.used)} / ${l.limit === null ? '∞' : usd(l.limit)}`
-            : `${count(Math.round(l.used))} / ${l.limit === null ? '∞' : count(l.limit)} ${l.unit}`;
+        const pct = l.limit && l.used !== null ? Math.min(100, (100 * l.used) / l.limit) : 0;
         return h(
           'div',
-          { class: `limit ${l.hit ? 'hit' : ''}` },
+          { class: `limit ${l.hit ? 'hit' : ''}`, title: l.note, 'data-limit': l.name },
           h('span', { class: 'limit-name' }, l.name),
           h('span', { class: 'meter' }, h('span', { style: `width:${pct.toFixed(1)}%` })),
-          h('span', { class: 'limit-val' }, `${shown}${l.hit ? ' · HIT' : ''}`),
+          h('span', { class: 'limit-val' }, `${limitValue(l)}${l.hit ? ' · HIT' : ''}`),
         );
       }),
     );
@@ -408,8 +424,10 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     const r = await getJson<RunView>(`/api/runs/${encodeURIComponent(runId)}`);
     inflight = false;
     if (closed) return;
-    if (r.ok) render(r.value);
-    else clear(root, h('p', { class: 'error' }, `Cannot load run ${runId}: ${r.error}`));
+    if (r.ok) {
+      render(r.value);
+      if (r.value.status !== 'running') endStream();
+    } else clear(root, h('p', { class: 'error' }, `Cannot load run ${runId}: ${r.error}`));
     if (dirty) {
       dirty = false;
       schedule();
@@ -423,9 +441,16 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
       void load();
     }, wait);
   };
+  // A finished run has nothing more to stream: no connection, no "live" mark; a running one's stream
+  // closes once a refetch shows it finished.
   let source: EventSource | null = null;
+  const endStream = () => {
+    source?.close();
+    source = null;
+    setLive(false);
+  };
   void load().then(() => {
-    if (closed) return;
+    if (closed || view?.status !== 'running') return;
     source = new EventSource(
       streamUrl(`/api/runs/${encodeURIComponent(runId)}/stream?after=${view?.lastSeq ?? 0}`),
     );
@@ -439,9 +464,22 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
   }, 5000);
   return () => {
     closed = true;
-    source?.close();
+    endStream();
     window.clearInterval(tick);
     window.clearTimeout(timer);
-    setLive(false);
   };
+}
+
+/** An agent's cost: "unpriced" when it made calls and none had a price, never $0.00. */
+function agentCost(a: AgentRow): string {
+  if (a.costUsd !== null) return usd(a.costUsd);
+  return a.steps > 0 ? 'unpriced' : '–';
+}
+
+/** A limit's use and bound in its unit: dollars, durations (14s / 24h 00m), or counts. */
+function limitValue(l: LimitRow): string {
+  const bound = (f: (n: number) => string) => (l.limit === null ? '∞' : f(l.limit));
+  if (l.unit === 'USD') return `${l.used === null ? 'unpriced' : usd(l.used)} / ${bound(usd)}`;
+  if (l.unit === 'ms') return `${ms(l.used ?? 0)} / ${bound(ms)}`;
+  return `${count(Math.round(l.used ?? 0))} / ${bound(count)} ${l.unit}`.trimEnd();
 }

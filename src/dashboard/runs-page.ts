@@ -73,8 +73,12 @@ export function runsPage(root: HTMLElement): () => void {
           h('td', {}, run.topology),
           h('td', { class: 'num' }, String(run.agents)),
           h('td', { class: 'num' }, ms(run.wallClockMs)),
-          h('td', { class: 'num' }, usd(run.costUsd)),
-          h('td', { class: 'num' }, count(run.tokens)),
+          h('td', { class: 'num' }, run.costUsd === null && run.tokens > 0 ? 'unpriced' : usd(run.costUsd)),
+          h(
+            'td',
+            { class: 'num', title: 'all tokens: uncached and cached input, cache writes, output' },
+            count(run.tokens),
+          ),
           h(
             'td',
             {},

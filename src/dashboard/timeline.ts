@@ -6,11 +6,13 @@
  * 1,000 agents draw in a few milliseconds.
  */
 import type { TimelineView } from '../view/compact-types.js';
+import { COLORS as PALETTE } from '../view/svg/palette.js';
 
 const ROW = 14;
 const LABEL = 96;
 const AXIS = 18;
-const COLORS = ['#6e8efb', '#35b28a', '#d6a14b'];
+// By segment kind (SEG_MODEL, SEG_TOOL, SEG_WAIT, SEG_ERROR): the report's colours.
+const COLORS = [PALETTE.model, PALETTE.tool, PALETTE.wait, PALETTE.error];
 
 export interface TimelineChart {
   el: HTMLElement;
@@ -90,7 +92,8 @@ export function timelineChart(maxHeight = 340): TimelineChart {
       const px = LABEL + (t / 4) * plotW;
       ctx.fillRect(px, AXIS - 4, 1, 4);
       const secs = (span * t) / 4 / 1000;
-      const label = secs >= 120 ? `${Math.round(secs / 60)}m` : `${secs.toFixed(secs < 10 ? 1 : 0)}s`;
+      const digits = span < 4000 ? 2 : span < 40_000 ? 1 : 0;
+      const label = secs >= 120 ? `${Math.round(secs / 60)}m` : `${secs.toFixed(digits)}s`;
       ctx.textAlign = t === 4 ? 'right' : t === 0 ? 'left' : 'center';
       ctx.fillText(label, px, AXIS / 2);
     }

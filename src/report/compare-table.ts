@@ -1,5 +1,5 @@
 /** Runs side by side in the terminal: one column per run, one row per measure. */
-import { formatCount, formatDuration, formatUsd } from '../view/format.js';
+import { formatCost, formatCount, formatDuration } from '../view/format.js';
 import type { RunFacts } from './run-metrics.js';
 
 const dash = (v: number | null, f: (v: number) => string = String) => (v === null ? '—' : f(v));
@@ -11,9 +11,10 @@ const ROWS: ReadonlyArray<[string, (r: RunFacts) => string]> = [
   ['model', (r) => r.model ?? '—'],
   ['agents', (r) => String(r.agents)],
   ['wall-clock', (r) => formatDuration(r.wallClockMs)],
-  ['cost', (r) => formatUsd(r.costUsd)],
-  ['tokens uncached', (r) => formatCount(r.tokens.uncached)],
-  ['tokens cached', (r) => formatCount(r.tokens.cached)],
+  ['cost', (r) => formatCost(r.costUsd, r.steps)],
+  ['tokens uncached input', (r) => formatCount(r.tokens.input)],
+  ['tokens cached input', (r) => formatCount(r.tokens.cachedInput)],
+  ['tokens cache writes', (r) => formatCount(r.tokens.cacheWrite)],
   ['tokens output', (r) => formatCount(r.tokens.output)],
   ['steps', (r) => String(r.steps)],
   ['CriticalSteps', (r) => dash(r.metrics.criticalSteps)],

@@ -3,7 +3,9 @@
  * JS (the context feed's kind filter). No external reference of any kind, so it opens offline.
  */
 import type { RunCharts } from '../view/charts.js';
-import { formatCount, formatDuration, formatOffset, formatUsd } from '../view/format.js';
+import { formatCost, formatCount, formatDuration, formatOffset } from '../view/format.js';
+import { GLOSSARY } from '../view/glossary.js';
+import { limitHitText } from '../view/limit-text.js';
 import type { RunView } from '../view/types.js';
 import { capped, esc, facts, section, table } from './html.js';
 import type { RunFacts } from './run-metrics.js';
@@ -44,6 +46,16 @@ document.body.dataset.ready = 'true';
 
 const MAX_ROWS = 500;
 
+/** The numbers of the summary explained under it (the same words as show --help and the dashboard). */
+const GLOSSARY_TERMS = [
+  'criticalSteps',
+  'parallelism',
+  'finishRate',
+  'coordinationShare',
+  'cachedInput',
+  'cost',
+] as const;
+
 function opt(value: number | null, format: (v: number) => string = (v) => String(v)): string {
   return value === null ? '—' : esc(format(value));
 }
@@ -65,8 +77,11 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
     ['agents', String(f.agents)],
     ['wall-clock', esc(formatDuration(f.wallClockMs))],
     ['steps · tool calls', `${f.steps} · ${f.toolCalls}`],
-    ['tokens uncached / cached input / output', tokensCell(f.tokens)],
-    ['cost', esc(formatUsd(f.costUsd))],
+    [
+      'tokens uncached / cached input / output',
+      tokensCell({ uncached: f.tokens.input, cached: f.tokens.cachedInput, output: f.tokens.output }),
+    ],
+    ['cost', esc(formatCost(f.costUsd, f.steps))],
     ['CriticalSteps · parallelism', `${opt(m.criticalSteps)} · ${opt(m.parallelism, (v) => v.toFixed(2))}`],
     ['finish rate', opt(m.finishRate, pct)],
     [
@@ -88,6 +103,7 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
     ],
     ['events', String(view.events)],
   ]);
+  const glossary = `<ul class="glossary note">${GLOSSARY_TERMS.map((t) => `<li>${esc(GLOSSARY[t])}</li>`).join('')}</ul>`;
 
   const agents = capped(view.agents, MAX_ROWS);
   const agentRows = agents.shown.map((a) => [
@@ -97,7 +113,7 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
     `<span class="num">${a.steps}</span>`,
     `<span class="num">${a.toolCalls}</span>`,
     tokensCell(a.tokens),
-    esc(formatUsd(a.costUsd)),
+    esc(formatCost(a.costUsd, a.steps)),
     esc(a.startedMs !== null && a.finishedMs !== null ? formatDuration(a.finishedMs - a.startedMs) : '—'),
     esc(a.branch ?? '—'),
     esc(a.finishReason ?? a.lastAction ?? ''),
@@ -134,7 +150,7 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
   ]);
 
   const body = [
-    section('summary', 'Summary', summary),
+    section('summary', 'Summary', summary + glossary),
     section('timeline', 'Timeline', `<div class="chart">${charts.timeline}</div>`),
     section(
       'usage',
@@ -185,14 +201,8 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
       'Limits hit',
       view.limits.length
         ? table(
-            ['at', 'agent', 'limit', 'value', 'used'],
-            view.limits.map((l) => [
-              at(l.tMs),
-              esc(l.agent ?? 'run'),
-              esc(l.limit),
-              String(l.value),
-              String(l.used),
-            ]),
+            ['at', 'agent', 'what happened'],
+            view.limits.map((l) => [at(l.tMs), esc(l.agent ?? 'run'), esc(limitHitText(l))]),
           )
         : '<p class="note">none</p>',
     ),

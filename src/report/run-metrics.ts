@@ -2,7 +2,7 @@
  * The comparable numbers of one run, from its event log: the run summary, the view model, and the
  * swarm metrics of issue 5 (CriticalSteps, parallelism, …) when the summary carries them (null → '—').
  */
-import type { StoredEvent } from '../core/events.js';
+import type { StoredEvent, UsageTotals } from '../core/events.js';
 import { buildRunView } from '../view/run-view.js';
 import { type RunSummary, summarise } from '../view/summary.js';
 import type { RunView } from '../view/types.js';
@@ -26,7 +26,8 @@ export interface RunFacts {
   agents: number;
   wallClockMs: number;
   costUsd: number | null;
-  tokens: { uncached: number; cached: number; cacheWrite: number; output: number };
+  /** The summary's own token fields (`colony show --json`): `input` is uncached input. */
+  tokens: UsageTotals;
   steps: number;
   toolCalls: number;
   merges: { landed: number; rejected: number };
@@ -55,7 +56,6 @@ export function swarmMetrics(summary: RunSummary): SwarmMetrics {
 export function runFacts(runId: string, events: readonly StoredEvent[]): { facts: RunFacts; view: RunView } {
   const summary = summarise(runId, events);
   const view = buildRunView(events);
-  const t = summary.tokens;
   return {
     view,
     facts: {
@@ -66,7 +66,7 @@ export function runFacts(runId: string, events: readonly StoredEvent[]): { facts
       agents: view.agents.length,
       wallClockMs: summary.wallClockMs,
       costUsd: summary.costUsd,
-      tokens: { uncached: t.input, cached: t.cachedInput, cacheWrite: t.cacheWrite, output: t.output },
+      tokens: { ...summary.tokens },
       steps: summary.steps,
       toolCalls: summary.toolCalls,
       merges: { landed: view.totals.merges.landed, rejected: view.totals.merges.rejected },

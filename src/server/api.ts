@@ -117,7 +117,8 @@ const routes: Route[] = [
     method: 'GET',
     pattern: new RegExp(`^/api/runs/${SEG}/agents/${SEG}$`),
     handler: async (_req, res, url, [runId = '', rawName = ''], deps) => {
-      if (!(await runOr404(deps, res, runId))) return;
+      const run = await deps.store.runs.getRun(runId);
+      if (!run) return sendError(res, 404, `no run ${runId}`);
       const name = decodeURIComponent(rawName);
       const state = await deps.tracker.state(runId);
       const agent = viewAgents(state, viewEndMs(state, Date.now())).find((a) => a.name === name);
@@ -134,6 +135,8 @@ const routes: Route[] = [
         commits: agent.commits.map((c) => ({ ...c, ts: new Date(c.tMs).toISOString() })),
         stopReason: agent.stopReason,
         finishStatus: agent.finishStatus,
+        // As the run view: the runs row is authoritative for status (an orphaned run's stop).
+        runStatus: state.status === 'running' ? run.status : state.status,
         transcript,
       });
     },

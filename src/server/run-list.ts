@@ -17,6 +17,7 @@ export interface RunListItem {
   events: number;
   wallClockMs: number;
   costUsd: number | null;
+  /** Every token: uncached and cached input, cache writes, output (as the run page's Tokens card). */
   tokens: number;
   verify: { passed: boolean; command: string } | null;
 }
@@ -38,7 +39,10 @@ const AGG_SQL = `
          count(*) AS events,
          (extract(epoch FROM max(ts) - min(ts)) * 1000)::float8 AS wall_ms,
          sum((data->'turn'->>'costUsd')::float8) FILTER (WHERE kind = 'model.response') AS cost,
-         sum(((data->'turn'->'usage'->>'input')::bigint + (data->'turn'->'usage'->>'output')::bigint))
+         sum((data->'turn'->'usage'->>'input')::bigint
+             + coalesce((data->'turn'->'usage'->>'cachedInput')::bigint, 0)
+             + coalesce((data->'turn'->'usage'->>'cacheWrite')::bigint, 0)
+             + (data->'turn'->'usage'->>'output')::bigint)
            FILTER (WHERE kind = 'model.response') AS tokens,
          ((array_agg(data ORDER BY seq DESC) FILTER (WHERE kind = 'verify.finished' AND agent IS NULL))[1]->>'passed')::boolean
            AS verify_passed,

@@ -12,6 +12,8 @@ import type { AgentState, CriticalPath, MergeStatus, VerifyView } from './types.
 export const SEG_MODEL = 0;
 export const SEG_TOOL = 1;
 export const SEG_WAIT = 2;
+/** A model or tool call that failed (a wait that failed stays a wait, as in the report). */
+export const SEG_ERROR = 3;
 
 export interface AgentRow {
   name: string;
@@ -21,7 +23,8 @@ export interface AgentRow {
   since: string;
   steps: number;
   toolCalls: number;
-  costUsd: number;
+  /** null when none of the agent's calls was priced (an unpriced model is never shown as $0). */
+  costUsd: number | null;
   /** `input` is uncached input; reasoning is counted per run only (0 here). */
   tokens: UsageTotals;
   /** Scope of the claim shown for the agent (its latest held). */
@@ -35,7 +38,9 @@ export interface AgentRow {
 }
 
 export interface TimelineView {
+  /** The first step's start (so preparing the workspace does not squeeze the bars); `runStartMs` the run's. */
   startMs: number;
+  runStartMs: number;
   endMs: number;
   /** One row per agent, by name: flat [offsetMs, durationMs, kind, ...] relative to `startMs`. */
   rows: Array<{ agent: string; segs: number[] }>;

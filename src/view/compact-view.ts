@@ -10,6 +10,7 @@ import {
   type ContextItem,
   type MergeItem,
   type MessageItem,
+  SEG_ERROR,
   SEG_MODEL,
   SEG_TOOL,
   SEG_WAIT,
@@ -20,6 +21,7 @@ import { limitRows } from './limits.js';
 import type { RunState } from './run-state.js';
 import { byName, countByState, viewAgents, viewEndMs, viewLanes, viewTotals } from './run-view.js';
 import { sandboxView } from './sandbox.js';
+import { firstBarMs } from './timeline.js';
 import type {
   AgentState,
   AgentView,
@@ -55,7 +57,7 @@ export function agentRow(a: AgentView): AgentRow {
     since: iso(a.stateSinceMs),
     steps: a.steps,
     toolCalls: a.toolCalls,
-    costUsd: Math.round((a.costUsd ?? 0) * 1e6) / 1e6,
+    costUsd: a.costUsd === null ? null : Math.round(a.costUsd * 1e6) / 1e6,
     tokens: {
       input: a.tokens.uncached,
       cachedInput: a.tokens.cached,
@@ -118,8 +120,9 @@ export function claimItem(c: HeldClaim): ClaimItem {
 }
 
 function segKind(bar: TimelineBar): number {
-  if (bar.kind === 'model') return SEG_MODEL;
-  return bar.wait ? SEG_WAIT : SEG_TOOL;
+  if (bar.wait) return SEG_WAIT;
+  if (bar.error) return SEG_ERROR;
+  return bar.kind === 'model' ? SEG_MODEL : SEG_TOOL;
 }
 
 /**
@@ -174,7 +177,8 @@ export function toCompactView(state: RunState, nowMs: number): CompactRunView {
   const lanes = viewLanes(state, agents, endMs);
   const totals = viewTotals(state, agents);
   const wallClockMs = state.firstMs === null ? 0 : endMs - start;
-  const resolution = Math.max(1, (endMs - start) / TIMELINE_PX);
+  const timelineStart = Math.min(firstBarMs(lanes) ?? start, endMs);
+  const resolution = Math.max(1, (endMs - timelineStart) / TIMELINE_PX);
   const laneOf = new Map(lanes.map((l) => [l.agent, l]));
   const t = totals.tokens;
   const rows = agents.map(agentRow);
@@ -205,11 +209,12 @@ export function toCompactView(state: RunState, nowMs: number): CompactRunView {
     counts: countByState(agents),
     agents: rows,
     timeline: {
-      startMs: start,
+      startMs: timelineStart,
+      runStartMs: start,
       endMs,
       rows: agents.map((a) => ({
         agent: a.name,
-        segs: aggregateBars(laneOf.get(a.name)?.bars ?? [], start, resolution),
+        segs: aggregateBars(laneOf.get(a.name)?.bars ?? [], timelineStart, resolution),
       })),
       critical: criticalPath(agents, lanes, [...state.tasks.values()], endMs),
     },
@@ -220,7 +225,7 @@ export function toCompactView(state: RunState, nowMs: number): CompactRunView {
     merges: [...state.merges.values()].reverse().map(mergeItem),
     claims: [...state.claims.values()].map(claimItem),
     limits: limitRows(state, agents, {
-      costUsd: totals.costUsd ?? 0,
+      costUsd: totals.costUsd,
       tokens: t.uncached + t.cached + t.cacheWrite + t.output,
       wallClockMs,
     }),

@@ -130,7 +130,11 @@ function longestAgent(agents: readonly AgentView[], lanes: readonly TimelineLane
   if (!best) return { method: 'none', description: 'no steps yet', segments: [], steps: 0, durationMs: 0 };
   return {
     method: 'longest-agent',
-    description: `the agent with the most steps (${best.agent.name}); peers' dependencies are not recorded, so this approximates the critical path`,
+    // One agent's steps are its own critical path; between peers the log records no dependencies.
+    description:
+      lanes.length <= 1
+        ? `the agent's own steps (${best.agent.name}): with one agent every step is on the critical path`
+        : `the agent with the most steps (${best.agent.name}); peers' dependencies are not recorded, so this approximates the critical path`,
     segments: [
       {
         agent: best.agent.name,

@@ -16,6 +16,11 @@ export function formatUsd(usd: number | null): string {
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
+/** A cost after `calls` model calls: "unpriced" when calls were made and none had a price (never $0). */
+export function formatCost(usd: number | null, calls: number): string {
+  return usd === null && calls > 0 ? 'unpriced' : formatUsd(usd);
+}
+
 /** 1234 → 1.2k, 2_500_000 → 2.5M. */
 export function formatCount(n: number): string {
   const abs = Math.abs(n);

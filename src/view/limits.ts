@@ -1,13 +1,18 @@
 /** The run's limits and their use, from its spec (run.started config) and the limits it hit. */
+import { limitHitText } from './limit-text.js';
 import type { RunState } from './run-state.js';
 import type { AgentView } from './types.js';
 
 export interface LimitRow {
   name: string;
   limit: number | null;
-  used: number;
+  /** null: not known (money spent by an unpriced model). */
+  used: number | null;
+  /** `ms` rows are durations (shown as 14s / 24h, never as counts of seconds). */
   unit: string;
   hit: boolean;
+  /** What the row means when its name alone does not say (a 429's lowered concurrency). */
+  note?: string;
 }
 
 function num(value: unknown): number | null {
@@ -21,7 +26,7 @@ function num(value: unknown): number | null {
 export function limitRows(
   state: RunState,
   agents: readonly AgentView[],
-  usage: { costUsd: number; tokens: number; wallClockMs: number },
+  usage: { costUsd: number | null; tokens: number; wallClockMs: number },
 ): LimitRow[] {
   const c = state.config;
   const hit = new Set(state.limits.map((l) => l.limit));
@@ -60,13 +65,21 @@ export function limitRows(
   if (Number.isFinite(deadline) && state.firstMs !== null)
     out.push({
       name: 'deadline',
-      limit: Math.round((deadline - state.firstMs) / 1000),
-      used: Math.round(usage.wallClockMs / 1000),
-      unit: 's',
+      // Whole seconds: deadlineAt is set just before the run's first event (24h, not 23h 59m).
+      limit: Math.round((deadline - state.firstMs) / 1000) * 1000,
+      used: usage.wallClockMs,
+      unit: 'ms',
       hit: hit.has('deadline'),
     });
   for (const l of state.limits)
     if (!out.some((o) => o.name.startsWith(l.limit)))
-      out.push({ name: l.limit, limit: l.value, used: l.used, unit: '', hit: true });
+      out.push({
+        name: l.limit === 'model_concurrency' ? 'model requests at once' : l.limit,
+        limit: l.value,
+        used: l.used,
+        unit: l.limit === 'model_concurrency' ? 'requests' : '',
+        hit: true,
+        note: limitHitText(l),
+      });
   return out;
 }

@@ -36,3 +36,14 @@ export function aggregateTimeline(
 export function barsBetween(lane: TimelineLane, fromMs: number, toMs: number): TimelineLane {
   return { agent: lane.agent, bars: lane.bars.filter((b) => b.endMs >= fromMs && b.startMs <= toMs) };
 }
+
+/**
+ * Where a timeline starts: the first bar (an agent's first model call or tool), not the run's first
+ * event — preparing the workspace would otherwise squeeze every bar to the right (null: no bars).
+ */
+export function firstBarMs(lanes: readonly TimelineLane[]): number | null {
+  let first: number | null = null;
+  for (const lane of lanes)
+    for (const bar of lane.bars) if (first === null || bar.startMs < first) first = bar.startMs;
+  return first;
+}

@@ -41,11 +41,18 @@ export interface HeldClaim extends ClaimView {
   agent: string;
 }
 
+/**
+ * A commit of the agent's work: one Colony made on its branch (commit.created, `files` known), or the
+ * commit a merge request of the agent's submitted (`mr`), with the main commit it landed as.
+ */
 export interface CommitView {
   commit: string;
   branch: string;
-  files: number;
+  files: number | null;
   tMs: number;
+  mr: number | null;
+  /** The hub main commit its merge request landed as; null while pending or when rejected. */
+  landedAs: string | null;
 }
 
 export interface AgentView {

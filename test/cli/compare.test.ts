@@ -30,7 +30,7 @@ describe('colony compare', () => {
     for (const row of [
       'wall-clock',
       'cost',
-      'tokens uncached',
+      'tokens uncached input',
       'tokens cached',
       'tokens output',
       'CriticalSteps',
@@ -50,18 +50,15 @@ describe('colony compare', () => {
     const facts = JSON.parse(asJson.stdout) as Array<Record<string, unknown>>;
     expect(facts.map((f) => f.runId)).toEqual([first, second]);
     const summary = lastJsonLine(json.stdout) as {
-      tokens: { input: number; cachedInput: number; output: number };
+      tokens: Record<string, number>;
       wallClockMs: number;
     };
     expect(facts[1]).toMatchObject({
       status: 'succeeded',
       topology: 'solo',
       wallClockMs: summary.wallClockMs,
-      tokens: {
-        uncached: summary.tokens.input,
-        cached: summary.tokens.cachedInput,
-        output: summary.tokens.output,
-      },
+      // The same token fields as colony show --json.
+      tokens: summary.tokens,
       verify: { passed: true },
       criticalPath: { method: 'longest-agent' },
     });

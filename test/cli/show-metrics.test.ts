@@ -89,10 +89,10 @@ describe('colony show: team metrics', () => {
       /CriticalSteps 1 · total steps 1000 · parallelism 1000\.00 · finish rate 75\.0% \(750\/1000\)/,
     );
     expect(text).toContain('coordination share 0.0% of input, 0.0% of uncached input');
-    expect(text).toMatch(/role coder \(1000\)\s+1000\s+500500\s+500500000\s+7000\s+-/);
+    expect(text).toMatch(/role coder \(1000\)\s+1000\s+500500\s+500500000\s+7000\s+unpriced/);
     const agentRows = text.split('\n').filter((l) => /^\s+peer-\d+ \[coder\]/.test(l));
     expect(agentRows).toHaveLength(20);
-    expect(agentRows[0]).toMatch(/peer-1000 \[coder\]\s+1\s+1000\s+1000000\s+7\s+-/);
+    expect(agentRows[0]).toMatch(/peer-1000 \[coder\]\s+1\s+1000\s+1000000\s+7\s+unpriced/);
     expect(agentRows[19]).toMatch(/peer-981 \[coder\]/);
     expect(text).toContain('… and 980 more agent(s)');
   });

@@ -33,7 +33,8 @@ describe('reading (open on loopback)', () => {
     const row = (r.body.runs as Array<Record<string, unknown>>).find((x) => x.runId === runId);
     expect(row).toMatchObject({ status: 'running', topology: 'peers', agents: 2, verify: null });
     expect(row?.costUsd).toBeCloseTo(0.006, 6);
-    expect(row?.tokens).toBe(3 * 1050);
+    // Every token: 1000 uncached + 600 cached input + 50 output per call (cached input counts too).
+    expect(row?.tokens).toBe(3 * 1650);
   });
 
   it('gives the run view: agent states, claims, context, integration queue, series, limits', async () => {
@@ -164,8 +165,32 @@ describe('one fold: the API and the report view agree', () => {
     const three = await both(id);
     expect(three.states).toEqual({ 'peer-1': 'stopped', 'peer-2': 'stopped', 'peer-3': 'stopped' });
     const agent = await request(server.url, 'GET', `/api/runs/${id}/agents/peer-1`);
-    expect(agent.body).toMatchObject({ finishStatus: 'stopped', stopReason: 'aborted' });
+    expect(agent.body).toMatchObject({
+      finishStatus: 'stopped',
+      stopReason: 'aborted',
+      runStatus: 'stopped',
+    });
     expect((agent.body.agent as { state: string }).state).toBe('stopped');
+  });
+
+  it("lists a peer's merge requests as its commits, with the main commit a landed one became", async () => {
+    const one = await request(server.url, 'GET', `/api/runs/${runId}/agents/peer-1`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ branch: 'agent/peer-1', runStatus: 'running' });
+    expect(one.body.commits).toEqual([
+      expect.objectContaining({ commit: 'a'.repeat(40), mr: 1, landedAs: 'b'.repeat(40), files: null }),
+    ]);
+    // peer-2's first request was rejected, its second waits: neither landed.
+    const two = await request(server.url, 'GET', `/api/runs/${runId}/agents/peer-2`);
+    expect(two.body.commits).toEqual([
+      expect.objectContaining({ commit: 'd'.repeat(40), mr: 2, landedAs: null }),
+      expect.objectContaining({ commit: 'e'.repeat(40), mr: 3, landedAs: null }),
+    ]);
+    const row = (await request(server.url, 'GET', `/api/runs/${runId}`)).body.agents as Array<{
+      name: string;
+      commits: number;
+    }>;
+    expect(row.find((a) => a.name === 'peer-1')?.commits).toBe(1);
   });
 });
 

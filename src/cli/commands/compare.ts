@@ -1,5 +1,6 @@
 import { compareLines } from '../../report/compare-table.js';
 import { type RunFacts, runFacts } from '../../report/run-metrics.js';
+import { glossaryLines } from '../../view/glossary.js';
 import { parseFlags, UsageError } from '../args.js';
 import { requireRun, withStore } from '../store-access.js';
 
@@ -7,7 +8,11 @@ export const COMPARE_HELP = `colony compare RUN RUN… [--json]
 
 Puts runs side by side (from their event logs): wall-clock, cost, tokens (uncached input, cached
 input, output), steps, CriticalSteps and parallelism (— when the run's summary has none), the view's
-critical path, merges and the verify result. --json prints one JSON array of the same facts.`;
+critical path, merges and the verify result. --json prints one JSON array of the same facts (token
+fields named as in colony show --json: input is uncached input).
+
+Reading the numbers:
+${glossaryLines()}`;
 
 export async function compareCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(

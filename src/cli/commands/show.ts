@@ -1,3 +1,4 @@
+import { glossaryLines } from '../../view/glossary.js';
 import { summarise } from '../../view/summary.js';
 import { onePositional, parseFlags } from '../args.js';
 import { formatEvent } from '../event-line.js';
@@ -6,7 +7,10 @@ import { formatSummary } from '../summary-text.js';
 
 export const SHOW_HELP = `colony show RUN [--json]
 
-The run's summary and timeline (from the event log). Read-only: never resumes anything.`;
+The run's summary and timeline (from the event log). Read-only: never resumes anything.
+
+Reading the numbers (README: "Reading a run's numbers"):
+${glossaryLines()}`;
 
 export async function showCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(

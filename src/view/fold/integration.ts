@@ -31,7 +31,22 @@ export const integrationHandlers: Handlers = {
       batch: [],
       output: null,
     });
-    if (agent) act(agent, `merge request #${d.mr}`, at);
+    if (agent) {
+      act(agent, `merge request #${d.mr}`, at);
+      // A peer's work reaches main only through merge requests: their commits are its commits.
+      agent.branch ??= d.branch;
+      const known = agent.commits.find((c) => c.commit === d.commit);
+      if (known) known.mr = d.mr;
+      else
+        agent.commits.push({
+          commit: d.commit,
+          branch: d.branch,
+          files: null,
+          tMs: at,
+          mr: d.mr,
+          landedAs: null,
+        });
+    }
   },
   'merge.awaiting_approval': parkOrApprove,
   'merge.approved': parkOrApprove,
@@ -42,6 +57,10 @@ export const integrationHandlers: Handlers = {
     if (merge) {
       merge.commit = d.commit;
       merge.batch = d.batch;
+      const commit = merge.agent
+        ? state.agents.get(merge.agent)?.commits.find((c) => c.mr === d.mr)
+        : undefined;
+      if (commit) commit.landedAs = d.commit;
     }
   },
   'merge.rejected': ({ state, event, at }) => {

@@ -37,7 +37,14 @@ export const runHandlers: Handlers = {
     if (!agent) return;
     const d = event.data;
     agent.branch = d.branch;
-    agent.commits.push({ commit: d.commit, branch: d.branch, files: d.files, tMs: at });
+    agent.commits.push({
+      commit: d.commit,
+      branch: d.branch,
+      files: d.files,
+      tMs: at,
+      mr: null,
+      landedAs: null,
+    });
   },
   'limit.hit': ({ state, event, at, name }) => {
     const d = event.data;

@@ -3,7 +3,7 @@
  * get one row each; more agents are drawn aggregated (how many are in model / tool calls over time).
  */
 import { formatOffset } from '../format.js';
-import { aggregateTimeline } from '../timeline.js';
+import { aggregateTimeline, firstBarMs } from '../timeline.js';
 import type { RunView, TimelineBar } from '../types.js';
 import { legend, type Plot, scale, timeAxis, valueAxis } from './axes.js';
 import { COLORS } from './palette.js';
@@ -29,9 +29,11 @@ export function renderGantt(view: RunView, options: GanttOptions = {}): string {
     height: 120,
   };
   if (view.startMs === null || view.endMs === null || lanes.length === 0) return empty(f, 'no steps yet');
-  const start = view.startMs;
-  const span = Math.max(1, view.endMs - start);
   if (lanes.length > maxLanes) return aggregated(view, width);
+  const start = firstBarMs(lanes) ?? view.startMs;
+  const span = Math.max(1, view.endMs - start);
+  if (start > view.startMs)
+    f.title += `, from the first step (${formatOffset(start - view.startMs)} after the run started)`;
 
   const plot: Plot = {
     left: LABEL_WIDTH,
@@ -44,11 +46,12 @@ export function renderGantt(view: RunView, options: GanttOptions = {}): string {
   let body = legend(8, 34, [
     ['model call', COLORS.model],
     ['tool call', COLORS.tool],
+    ['waiting', COLORS.wait],
     ['error', COLORS.error],
     ['critical path', COLORS.critical],
   ]);
   body += timeAxis(plot, span);
-  body += criticalRow(view, x, plot.top - 8);
+  body += criticalRow(view, start, x, plot.top - 8);
   const critical = view.criticalPath.segments;
   lanes.forEach((lane, i) => {
     const y = plot.top + i * row;
@@ -59,22 +62,22 @@ export function renderGantt(view: RunView, options: GanttOptions = {}): string {
     body += `<text x="${LABEL_WIDTH - 6}" y="${y + row - 3}" text-anchor="end" fill="${segs.length > 0 ? COLORS.critical : '#333'}">${esc(name)}</text>`;
     for (const bar of coalesce(lane.bars, start, x)) {
       const onPath = segs.some((s) => bar.endMs >= s.startMs && bar.startMs <= s.endMs);
-      const color = bar.error ? COLORS.error : COLORS[bar.kind];
+      // The dashboard's colours: a wait is amber however it ended, a failed call red.
+      const color = bar.wait ? COLORS.wait : bar.error ? COLORS.error : COLORS[bar.kind];
       const x0 = x(bar.startMs - start);
       const w = Math.max(1, x(bar.endMs - start) - x0);
       const stroke = onPath ? ` stroke="${COLORS.critical}" stroke-width="1"` : '';
       const title = bar.label
         ? `<title>${esc(`${lane.agent} step ${bar.step}: ${bar.label} (${formatOffset(bar.startMs - start)})`)}</title>`
         : '';
-      body += `<rect x="${n(x0)}" y="${y + 2}" width="${n(w)}" height="${row - 4}" fill="${color}"${stroke}${bar.open ? ' opacity="0.6"' : ''} data-bar="${bar.kind}">${title}</rect>`;
+      body += `<rect x="${n(x0)}" y="${y + 2}" width="${n(w)}" height="${row - 4}" fill="${color}"${stroke}${bar.open ? ' opacity="0.6"' : ''} data-bar="${bar.kind}"${bar.wait ? ' data-wait="true"' : ''}>${title}</rect>`;
     }
   });
   return frame(f, body);
 }
 
 /** The critical path as a red band of segments above the lanes. */
-function criticalRow(view: RunView, x: (v: number) => number, y: number): string {
-  const start = view.startMs ?? 0;
+function criticalRow(view: RunView, start: number, x: (v: number) => number, y: number): string {
   let out = '';
   for (const s of view.criticalPath.segments)
     out += `<rect x="${n(x(s.startMs - start))}" y="${y}" width="${n(Math.max(1, x(s.endMs - start) - x(s.startMs - start)))}" height="5" fill="${COLORS.critical}" data-critical="true"><title>${esc(s.label)}</title></rect>`;
@@ -90,6 +93,7 @@ function coalesce(bars: readonly TimelineBar[], start: number, x: (v: number) =>
       last &&
       last.kind === bar.kind &&
       last.error === bar.error &&
+      last.wait === bar.wait &&
       x(bar.startMs - start) - x(last.endMs - start) < 1 &&
       x(bar.endMs - start) - x(last.startMs - start) < 3
     ) {
@@ -130,6 +134,6 @@ function aggregated(view: RunView, width: number): string {
     if (hTool > 0)
       body += `<rect x="${bx}" y="${n(y(b.model + b.tool))}" width="${n(bw)}" height="${n(hTool)}" fill="${COLORS.tool}" data-bar="tool"/>`;
   });
-  body += criticalRow(view, x, plot.top - 10);
+  body += criticalRow(view, start, x, plot.top - 10);
   return frame(f, body);
 }

@@ -1,7 +1,8 @@
 /** Chart colours (one place, so report, dashboard and legends agree). */
 export const COLORS = {
   model: '#4e79a7',
-  tool: '#f28e2b',
+  tool: '#35b28a',
+  wait: '#d6a14b',
   error: '#e15759',
   critical: '#d62728',
   criticalBand: '#fde2e2',

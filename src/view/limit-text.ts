@@ -1,0 +1,31 @@
+/**
+ * One limit hit in words, for every place that shows one (CLI lines, summary, dashboard, report).
+ * `model_concurrency` is not a configured limit: the provider answered 429 and the run's rate gate
+ * lowered how many model requests it sends at once (run/rate-gate.ts).
+ */
+export interface LimitHitFacts {
+  limit: string;
+  value: number;
+  used: number;
+}
+
+export function limitHitText(hit: LimitHitFacts): string {
+  switch (hit.limit) {
+    case 'model_concurrency':
+      return `the provider asked to slow down (429 rate limit): model requests at once lowered to ${hit.value} (${hit.used} were in flight)`;
+    case 'budget_usd':
+      return `money budget reached: the next call could pass $${hit.value} ($${round(hit.used)} spent)`;
+    case 'budget_tokens':
+      return `token budget reached: the next call could pass ${hit.value} tokens (${hit.used} used)`;
+    case 'max_steps':
+      return `step cap reached: ${hit.used} of ${hit.value} steps`;
+    case 'runs_per_server':
+      return `run slots full: at most ${hit.value} runs at once on this store (${hit.used} running)`;
+    default:
+      return `limit hit: ${hit.limit} = ${hit.value} (used ${hit.used})`;
+  }
+}
+
+function round(usd: number): string {
+  return usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2);
+}

@@ -1,0 +1,101 @@
+/**
+ * The lines `colony run` and `colony logs` print: a provider's 429 reads as what happened (not as a
+ * configured limit), team events are words (never a raw kind like `task.assigned`), and a step line
+ * shows Anthropic's cache writes.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatEvent } from '../../src/cli/event-line.js';
+import type { EventInput, StoredEvent } from '../../src/core/events.js';
+
+function stored(input: EventInput, seq = 1): StoredEvent {
+  return { ...input, seq, ts: '2026-12-03T10:00:00.000Z', hash: 'h', prevHash: 'p' } as StoredEvent;
+}
+
+describe('formatEvent', () => {
+  it('says a 429 slowed the run down, with the lowered number of requests', () => {
+    const line = formatEvent(
+      stored({
+        runId: 'r',
+        agent: null,
+        kind: 'limit.hit',
+        data: { limit: 'model_concurrency', value: 1, used: 1 },
+      }),
+    );
+    expect(line).toMatch(/provider asked to slow down \(429/);
+    expect(line).toMatch(/lowered to 1/);
+    expect(line).not.toMatch(/limit hit: model_concurrency/);
+  });
+
+  it('prints cache writes in a step line when the provider reports them', () => {
+    const line = formatEvent(
+      stored({
+        runId: 'r',
+        agent: 'solo',
+        kind: 'model.response',
+        data: {
+          step: 1,
+          turn: {
+            text: 'done',
+            toolCalls: [],
+            stopReason: 'end',
+            usage: { input: 12, cachedInput: 3000, cacheWrite: 1500, output: 40, reasoning: undefined },
+            costUsd: null,
+            model: 'claude',
+          },
+          latencyMs: 900,
+          requestMessages: 2,
+        },
+      }),
+    );
+    expect(line).toContain('12+3000 cached + 1500 cache writes in, 40 out');
+  });
+
+  it('names orchestration, integration and claim events in words', () => {
+    const events: EventInput[] = [
+      {
+        runId: 'r',
+        agent: 'lead',
+        kind: 'task.assigned',
+        data: { task: 'task-1', agent: 'a', prompt: 'look at src/\nmore', leadStep: 1, callId: 'c' },
+      },
+      {
+        runId: 'r',
+        agent: 'a',
+        kind: 'task.started',
+        data: { task: 'task-1', prompt: 'p', index: 0, stepsBefore: 0 },
+      },
+      {
+        runId: 'r',
+        agent: 'a',
+        kind: 'task.finished',
+        data: { task: 'task-1', agent: 'a', steps: 4, status: 'done', result: 'ok' },
+      },
+      {
+        runId: 'r',
+        agent: 'solo',
+        kind: 'merge.requested',
+        data: { mr: 1, branch: 'agent/solo', commit: 'c'.repeat(40), note: 'fix' },
+      },
+      {
+        runId: 'r',
+        agent: null,
+        kind: 'merge.landed',
+        data: { mr: 1, commit: 'd'.repeat(40), mainBefore: 'e', batch: [1] },
+      },
+      {
+        runId: 'r',
+        agent: 'peer-1',
+        kind: 'claim.granted',
+        data: { claimId: 1, scope: 'src/a', summary: 'fix a', leaseMs: 1000 },
+      },
+    ];
+    const lines = events.map((e) => formatEvent(stored(e)) ?? '');
+    expect(lines[0]).toMatch(/assigned task-1 to a: look at src\/$/);
+    expect(lines[1]).toMatch(/started task-1/);
+    expect(lines[2]).toMatch(/finished task-1: done in 4 step/);
+    expect(lines[3]).toMatch(/merge request #1 from agent\/solo: fix/);
+    expect(lines[4]).toMatch(/merge request #1 landed on main: dddddddddd/);
+    expect(lines[5]).toMatch(/claimed src\/a: fix a/);
+    for (const [i, line] of lines.entries()) expect(line, line).not.toContain(events[i]?.kind ?? '?');
+  });
+});
