@@ -26,7 +26,10 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   if (existing) await access(target, constants.W_OK);
   const mode = existing ? existing.mode & 0o7777 : 0o666;
   const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}${TEMP_MARKER}${randomBytes(6).toString('hex')}`);
+  const temp = path.join(
+    dir,
+    `.${tempStem(path.basename(target))}${TEMP_MARKER}${randomBytes(6).toString('hex')}`,
+  );
   const handle = await open(temp, 'wx', mode);
   let renamed = false;
   try {
@@ -43,4 +46,18 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
   } finally {
     if (!renamed) await rm(temp, { force: true });
   }
+}
+
+/**
+ * The target's name as the start of its temporary file's name, cut to 200 bytes (at a character
+ * boundary): the marker and random part add 25 bytes, and a name of 231–255 bytes is valid while
+ * one of 256 is not (ENAMETOOLONG).
+ */
+function tempStem(name: string): string {
+  const bytes = Buffer.from(name, 'utf8');
+  if (bytes.length <= 200) return name;
+  let end = 200;
+  // Back up over continuation bytes (10xxxxxx) so no character is cut in half.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
 }

@@ -155,6 +155,20 @@ describe('write and edit replace files atomically', () => {
     expect(tempFiles(path.join(root, 'sub'))).toEqual([]);
   });
 
+  it('writes and edits files whose names are as long as the file system allows (255 bytes)', async () => {
+    // 255 bytes, ASCII and multi-byte: the temporary file's name must not grow past the limit.
+    for (const name of ['a'.repeat(255), `${'é'.repeat(125)}x.txt`]) {
+      expect(Buffer.byteLength(name)).toBeGreaterThan(230);
+      expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+      const write = await createWriteTool(root).run({ path: name, content: 'one\n' }, {});
+      expect(write, name).toMatchObject({ isError: false });
+      const edit = await createEditTool(root).run({ path: name, old: 'one', new: 'two' }, {});
+      expect(edit, name).toMatchObject({ isError: false });
+      expect(readFileSync(path.join(root, name), 'utf8')).toBe('two\n');
+    }
+    expect(tempFiles(root)).toEqual([]);
+  });
+
   it('writes through a symbolic link inside the worktree, keeping the link', async () => {
     mkdirSync(path.join(root, 'real'));
     writeFileSync(path.join(root, 'real/target.txt'), 'one two\n');
