@@ -65,11 +65,37 @@ async function withLaunchLock<T>(databaseUrl: string, fn: () => Promise<T>): Pro
   }
 }
 
+/** The run this process executes now: DBOS is one per process (its config, launch and shutdown). */
+let executing: string | null = null;
+
+/**
+ * Reserves this process for `runId`; null when it is free (or already this run's), else why not: a
+ * second run would reconfigure and then shut down the DBOS of the first under it. Synchronous, so two
+ * runs started at once cannot both pass.
+ */
+export function claimProcessForRun(runId: string): string | null {
+  if (executing !== null && executing !== runId) {
+    return (
+      `this process is already executing run ${executing}; one process executes one run at a time ` +
+      `(start run ${runId} in another process, or after the first ends)`
+    );
+  }
+  executing = runId;
+  return null;
+}
+
+export function releaseProcessForRun(runId: string): void {
+  if (executing === runId) executing = null;
+}
+
 export async function executeDurably<R>(options: {
   runId: string;
   phases: RunPhases<R>;
   systemDatabaseUrl: string;
 }): Promise<R> {
+  const claimedHere = executing === null;
+  const busy = claimProcessForRun(options.runId);
+  if (busy) throw new Error(busy);
   hosted.set(options.runId, options.phases as RunPhases<unknown>);
   DBOS.setConfig({
     name: 'colony',
@@ -87,6 +113,10 @@ export async function executeDurably<R>(options: {
     return (await handle.getResult()) as R;
   } finally {
     hosted.delete(options.runId);
-    await DBOS.shutdown();
+    try {
+      await DBOS.shutdown();
+    } finally {
+      if (claimedHere) releaseProcessForRun(options.runId);
+    }
   }
 }

@@ -10,7 +10,7 @@ import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { ModelCatalog, type ModelCatalogOptions } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
-import { executeDurably } from '../run/durable.js';
+import { claimProcessForRun, executeDurably, releaseProcessForRun } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
 import { RateGate } from '../run/rate-gate.js';
 import { RunControl } from '../run/run-control.js';
@@ -68,6 +68,17 @@ export interface ExecuteOptions {
 export type ExecuteResult = { ok: true; summary: RunSummary } | { ok: false; error: string };
 
 export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult> {
+  const { spec } = options;
+  const busy = claimProcessForRun(spec.runId);
+  if (busy) return { ok: false, error: busy };
+  try {
+    return await executeClaimed(options);
+  } finally {
+    releaseProcessForRun(spec.runId);
+  }
+}
+
+async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
   const { store, spec } = options;
   // A run that started sandboxed is resumed sandboxed: refuse where bubblewrap is missing.
   const sandbox = await openSandbox(spec.sandbox, options.env);
