@@ -1,5 +1,5 @@
 /** The model layer: model records, providers per wire protocol, usage and cost. */
-import { DEFAULT_BASE_URLS } from './models.js';
+import { DEFAULT_BASE_URLS, DEFAULT_KEY_ENVS } from './models.js';
 import { createAnthropicProvider } from './providers/anthropic.js';
 import { createOpenAIChatProvider } from './providers/openai-chat.js';
 import { createOpenAIResponsesProvider } from './providers/openai-responses.js';
@@ -52,12 +52,6 @@ export function createProvider(model: ModelRecord, options: CreateProviderOption
 
 type Env = Record<string, string | undefined>;
 
-const KEY_ENV: Record<Protocol, string | undefined> = {
-  'openai-chat': 'OPENAI_API_KEY',
-  'openai-responses': 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  scripted: undefined,
-};
 const BASE_URL_ENV: Record<Protocol, string | undefined> = {
   'openai-chat': 'OPENAI_BASE_URL',
   'openai-responses': 'OPENAI_BASE_URL',
@@ -92,7 +86,7 @@ export function apiKeyFor(
   model: ModelRecord,
   env: Env,
 ): { ok: true; key: string | undefined } | { ok: false; error: string } {
-  const name = model.apiKeyEnv ?? KEY_ENV[model.protocol];
+  const name = model.apiKeyEnv ?? DEFAULT_KEY_ENVS[model.protocol];
   if (name === undefined) return { ok: true, key: undefined };
   const key = env[name];
   if (key) return { ok: true, key };
