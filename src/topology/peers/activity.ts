@@ -1,33 +1,37 @@
 /**
  * When each peer last did something: every event a peer appends (model response, tool call, claim,
- * message) counts as progress. A peer waiting inside `merge_request` is waiting for the queue (or an
- * integrator), which is the run's progress, not the peer's stall.
+ * message) counts as progress. A peer inside a tool call is not idle either: `merge_request` waits for
+ * the queue (or an integrator), which is the run's progress, and `bash` may run a long test suite —
+ * every tool has its own time-out, and a nudge would only be read at the next model call anyway. So
+ * what the watchdog measures is the time outside tools: a model call that does not come back, or a
+ * loop that makes no calls.
  */
 import type { EventInput, EventKind } from '../../core/events.js';
 import type { EventLog } from '../../store/types.js';
-
-const WAITING_TOOLS = new Set(['merge_request']);
 
 export interface PeerActivity {
   log: EventLog;
   /** ms timestamp of the agent's last event (or of `touch`), undefined if none yet. */
   lastAt(agent: string): number | undefined;
-  /** True while the agent waits in a tool whose wait is not its own (merge_request). */
+  /** True while the agent is inside a tool call. */
   waiting(agent: string): boolean;
   touch(agent: string, at?: number): void;
 }
 
 export function trackActivity(log: EventLog, onAppend?: (event: EventInput) => void): PeerActivity {
   const last = new Map<string, number>();
-  const waitingIn = new Map<string, string>();
+  // Tool calls in flight per agent (consecutive `parallel` tools run together).
+  const inTools = new Map<string, number>();
   const note = (event: EventInput) => {
     onAppend?.(event);
     if (!event.agent) return;
     last.set(event.agent, Date.now());
-    if (event.kind === 'tool.started') {
-      const name = event.data.name;
-      if (WAITING_TOOLS.has(name)) waitingIn.set(event.agent, name);
-    } else if (event.kind === 'tool.finished') waitingIn.delete(event.agent);
+    if (event.kind === 'tool.started') inTools.set(event.agent, (inTools.get(event.agent) ?? 0) + 1);
+    else if (event.kind === 'tool.finished') {
+      const left = (inTools.get(event.agent) ?? 1) - 1;
+      if (left > 0) inTools.set(event.agent, left);
+      else inTools.delete(event.agent);
+    }
   };
   return {
     log: {
@@ -44,7 +48,7 @@ export function trackActivity(log: EventLog, onAppend?: (event: EventInput) => v
       flush: () => log.flush(),
     },
     lastAt: (agent) => last.get(agent),
-    waiting: (agent) => waitingIn.has(agent),
+    waiting: (agent) => inTools.has(agent),
     touch: (agent, at = Date.now()) => {
       last.set(agent, at);
     },
