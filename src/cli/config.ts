@@ -11,23 +11,28 @@ import { parseDurationMs } from '../core/duration.js';
 import { isEnvName, SANDBOX_MODES } from '../sandbox/index.js';
 import { implicitFileError, refusedImplicitKeys, vendorKeyError } from './config-trust.js';
 
-const pricesSchema = z.object({
-  input: z.number().nonnegative(),
-  cachedInput: z.number().nonnegative(),
-  cacheWrite: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-});
+// Strict like the top level: a misspelt key (`contextWindw`, `cacheRead`) is an error, not a default.
+const pricesSchema = z
+  .object({
+    input: z.number().nonnegative(),
+    cachedInput: z.number().nonnegative(),
+    cacheWrite: z.number().nonnegative(),
+    output: z.number().nonnegative(),
+  })
+  .strict();
 
-export const customModelSchema = z.object({
-  id: z.string().min(1),
-  protocol: z.enum(['openai-chat', 'openai-responses', 'anthropic']),
-  name: z.string().min(1),
-  baseUrl: z.string().url().optional(),
-  apiKeyEnv: z.string().optional(),
-  contextWindow: z.number().int().positive().default(128_000),
-  maxOutput: z.number().int().positive().default(8_192),
-  prices: pricesSchema.nullable().default(null),
-});
+export const customModelSchema = z
+  .object({
+    id: z.string().min(1),
+    protocol: z.enum(['openai-chat', 'openai-responses', 'anthropic']),
+    name: z.string().min(1),
+    baseUrl: z.string().url().optional(),
+    apiKeyEnv: z.string().optional(),
+    contextWindow: z.number().int().positive().default(128_000),
+    maxOutput: z.number().int().positive().default(8_192),
+    prices: pricesSchema.nullable().default(null),
+  })
+  .strict();
 
 const durationSchema = z
   .string()

@@ -23,7 +23,7 @@ export async function runNewInForeground(
   after?: (store: Store, summary: RunSummary) => Promise<void> | void,
 ): Promise<number> {
   return withStore(async (store) => {
-    await recordNewRun(store, prepared.spec);
+    await recordNewRun(store, prepared.spec, prepared.catalog);
     options.onRecorded?.();
     const summary = await runInForeground({
       store,

@@ -40,8 +40,10 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
   const onSigint = () => {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
+    // Said as it is: a graceful stop finishes the run (resume then has nothing to do); only a second
+    // Ctrl-C leaves it unfinished, for `colony resume` to finish.
     process.stderr.write(
-      '\nstopping the run (Ctrl-C again to quit at once; `colony resume` can finish it later)…\n',
+      `\nstopping the run: it ends as stopped, keeping what landed (Ctrl-C again to quit at once and leave it unfinished; colony resume ${options.spec.runId} then finishes it)…\n`,
     );
     controller.abort();
   };

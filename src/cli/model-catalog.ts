@@ -1,4 +1,6 @@
 /** The model catalog of a run started or resumed from the CLI: the spec's models plus its bundled scenario. */
+
+import type { RunEndpoint } from '../core/events.js';
 import { scenarioPolicy } from '../demo/scenarios.js';
 import type { Endpoint, ModelCatalog } from '../model/catalog.js';
 import type { RunSpec } from '../run/run-spec.js';
@@ -29,6 +31,37 @@ export function endpointLines(spec: RunSpec, catalog: ModelCatalog): string[] {
   for (const [name, profile] of Object.entries(spec.profiles ?? {}))
     if (profile.model) add(profile.model, `profile "${name}": `);
   return lines;
+}
+
+/** The same endpoints as data, for run.started (`colony run --json`): full base URL, no credentials. */
+export function runEndpoints(spec: RunSpec, catalog: ModelCatalog): RunEndpoint[] {
+  const out: RunEndpoint[] = [];
+  const add = (id: string, profile: string | null) => {
+    if (out.some((e) => e.model === id)) return;
+    const found = catalog.endpoint(id);
+    if (!found.ok) return;
+    const { url, keyEnv } = found.endpoint;
+    out.push({
+      model: id,
+      profile,
+      baseUrl: url === undefined ? null : withoutCredentials(url),
+      keyEnv: keyEnv ?? null,
+    });
+  };
+  add(spec.model, null);
+  for (const [name, profile] of Object.entries(spec.profiles ?? {}))
+    if (profile.model) add(profile.model, name);
+  return out;
+}
+
+/** A URL without user, password, query or fragment (the event log never holds a credential). */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
 }
 
 export function describeEndpoint(endpoint: Endpoint): string {

@@ -11,7 +11,7 @@ import type { Store } from '../store/index.js';
 import { inspectUserRepo } from '../workspace/repo.js';
 import { UsageError } from './args.js';
 import type { ColonyConfig } from './config.js';
-import { runCatalog, unpricedUnderMoneyBudget } from './model-catalog.js';
+import { runCatalog, runEndpoints, unpricedUnderMoneyBudget } from './model-catalog.js';
 import { CliFailure } from './store-access.js';
 
 export interface NewRunInput {
@@ -124,7 +124,8 @@ function orchestratedFields(input: NewRunInput): Partial<RunSpec> {
   };
 }
 
-export async function recordNewRun(store: Store, spec: RunSpec): Promise<void> {
-  const recorded = await recordRun(store, spec);
+/** Records the run; `catalog` puts where its models are called into run.started (`--json` shows it). */
+export async function recordNewRun(store: Store, spec: RunSpec, catalog?: ModelCatalog): Promise<void> {
+  const recorded = await recordRun(store, spec, catalog ? runEndpoints(spec, catalog) : undefined);
   if (!recorded.ok) throw new CliFailure(recorded.error);
 }

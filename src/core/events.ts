@@ -22,6 +22,12 @@ export interface EventPayloads {
     base: string;
     model: string;
     config: Record<string, unknown>;
+    /**
+     * Where the run's models are called (the run's model first, then profiles' own): base URL without
+     * credentials (null for the scripted model) and the variable whose key is sent. Absent in runs
+     * recorded before it existed.
+     */
+    endpoints?: RunEndpoint[];
   };
   'run.resumed': { pid: number; host: string };
   /** `colony stop RUN` (or the dashboard): the executing process ends the run as `stopped`. */
@@ -198,6 +204,15 @@ export interface EventPayloads {
     durationMs: number;
   };
   'workflow.finished': { ok: boolean; value?: unknown; error?: string };
+}
+
+/** One model endpoint a run calls (run.started). */
+export interface RunEndpoint {
+  model: string;
+  /** The profile naming this model; null for the run's own model. */
+  profile: string | null;
+  baseUrl: string | null;
+  keyEnv: string | null;
 }
 
 export type ContextKind = 'OBSERVED' | 'FACT' | 'FAIL' | 'CLAIM' | 'PATCH';

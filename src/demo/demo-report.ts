@@ -13,6 +13,7 @@ export function scriptedNote(first: string, rest: string): string[] {
 }
 
 /** How to see what the run changed: the diff of its result branch against the user's main. */
-export function resultDiffHint(repo: string, summary: RunSummary, runId: string): string {
-  return `Look at the result: git -C ${repo} diff main...${summary.resultBranch ?? `colony/${runId}`}`;
+export function resultDiffHint(repo: string, summary: RunSummary): string {
+  if (!summary.resultBranch) return 'No result branch: nothing landed on main, the repository is unchanged.';
+  return `Look at the result: git -C ${repo} diff main...${summary.resultBranch}`;
 }

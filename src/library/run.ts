@@ -7,7 +7,7 @@
 
 import { resolve } from 'node:path';
 import { DEFAULT_CONFIG } from '../cli/config.js';
-import { runCatalog, unpricedUnderMoneyBudget } from '../cli/model-catalog.js';
+import { runCatalog, runEndpoints, unpricedUnderMoneyBudget } from '../cli/model-catalog.js';
 import { parseDurationMs } from '../core/duration.js';
 import type { StoredEvent } from '../core/events.js';
 import { newRunId } from '../core/ids.js';
@@ -139,7 +139,7 @@ export async function runTopology(options: RunOptions): Promise<RunOutcome> {
     store = opened.store;
   }
   try {
-    const recorded = await recordRun(store, spec);
+    const recorded = await recordRun(store, spec, runEndpoints(spec, catalog));
     if (!recorded.ok) return recorded;
     const result = await executeRun({
       store,

@@ -62,7 +62,7 @@ export class RunControl {
       const left = at - Date.now();
       // setTimeout caps at ~24.8 days; re-arm until the deadline is really due.
       if (left > 0) this.timers.push(setTimeout(fire, Math.min(left, 2 ** 31 - 1)).unref());
-      else this.end({ status: 'deadline_exceeded', reason: `deadline ${deadlineAt} passed` });
+      else this.end({ status: 'deadline_exceeded', reason: deadlineReason(at) });
     };
     fire();
   }
@@ -87,4 +87,10 @@ export class RunControl {
     };
     void poll();
   }
+}
+
+/** The deadline in words a person reads (a clock time, not an ISO timestamp): set by --deadline. */
+export function deadlineReason(atMs: number): string {
+  const iso = new Date(atMs).toISOString();
+  return `its deadline passed (--deadline: it could run until ${iso.slice(11, 19)} UTC on ${iso.slice(0, 10)})`;
 }

@@ -87,12 +87,11 @@ export async function finalizeTeamRun(
   const { status, reason } = await decide();
   const fetched = await run.workspace.finish();
   if (!fetched.ok) throw new Error(fetched.error);
-  await run.emit('result.fetched', {
-    branch: resultBranchName(spec.runId),
-    commit: fetched.commit,
-    repo: spec.repo,
-  });
-  await run.emit('run.finished', { status, reason, resultBranch: resultBranchName(spec.runId) });
+  // Nothing landed on main: no branch was made in the user's repository, and the run says so.
+  const resultBranch = fetched.ref ? resultBranchName(spec.runId) : null;
+  if (resultBranch)
+    await run.emit('result.fetched', { branch: resultBranch, commit: fetched.commit, repo: spec.repo });
+  await run.emit('run.finished', { status, reason, resultBranch });
   await ctx.setRunStatus(status);
   return { status, reason };
 }

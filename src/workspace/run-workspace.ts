@@ -22,7 +22,11 @@ import {
 } from './agent-repo.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
-import { type FetchResult, fetchResult } from './result.js';
+import { fetchResult } from './result.js';
+
+/** The run's result in the user's repository: its branch ref, or null when nothing landed on main. */
+export type FinishResult = { ok: true; ref: string | null; commit: string } | { ok: false; error: string };
+
 import { runShellCommand } from './shell-command.js';
 import { commitAll, removeWorktree } from './worktree.js';
 
@@ -159,9 +163,10 @@ export class RunWorkspace {
 
   /**
    * Releases every agent repository (their work copied into the hub first) and Colony's own check
-   * checkouts (hub worktrees), then fetches hub main as `colony/<run-id>`.
+   * checkouts (hub worktrees), then fetches hub main as `colony/<run-id>` — only when main moved: a
+   * run that landed nothing leaves no branch in the user's repository (`ref: null`).
    */
-  async finish(): Promise<FetchResult> {
+  async finish(): Promise<FinishResult> {
     // Every checkout, also those created by an earlier process of this run (before a resume).
     const folder = join(this.options.runDir, 'worktrees');
     const names = existsSync(folder) ? readdirSync(folder) : [];
@@ -173,6 +178,12 @@ export class RunWorkspace {
       if (!released.ok) return released;
     }
     this.ready.clear();
+    const main = await git(['rev-parse', '--verify', `refs/heads/${HUB_MAIN}^{commit}`], {
+      cwd: this.hubPath,
+    });
+    if (!main.ok) return { ok: false, error: `cannot read the hub's ${HUB_MAIN}: ${main.stderr.trim()}` };
+    const commit = main.stdout.trim();
+    if (commit === this.options.baseCommit) return { ok: true, ref: null, commit };
     return fetchResult(this.options.userRepo, this.hubPath, HUB_MAIN, `colony/${this.options.runId}`);
   }
 }

@@ -113,6 +113,11 @@ describe('colony run against a real HTTP provider', () => {
     expect(lines.slice(0, -1).every((e) => typeof e.kind === 'string' && typeof e.seq === 'number')).toBe(
       true,
     );
+    // The start event says where the run calls its model (the human output prints it as a line).
+    const started = lines.find((e) => e.kind === 'run.started') as { data: { endpoints?: unknown } };
+    expect(started.data.endpoints).toEqual([
+      { model: 'openai-chat:fake-model', profile: null, baseUrl: fake.url.replace(/\/$/, ''), keyEnv: null },
+    ]);
     const summary = lastJsonLine(r.stdout);
     runId = String(summary.runId);
     expect(summary).toMatchObject({
@@ -215,19 +220,94 @@ describe('colony run against a real HTTP provider', () => {
     }
   });
 
-  it('clean removes the run folder of finished runs but keeps their events', async () => {
+  it('clean lists (--dry-run), then removes the run folder and the result branch of a named run, keeping its events', async () => {
     const store = await openTestStore();
     const { existsSync } = await import('node:fs');
     const folder = join(store.home, 'runs', runId);
     await store.close();
+    const branch = `colony/${runId}`;
+    const hasBranch = () =>
+      execFileSync('git', ['branch', '--list', branch], { cwd: repo, encoding: 'utf8' }).trim() !== '';
     expect(existsSync(folder)).toBe(true);
+    expect(hasBranch()).toBe(true);
     const bad = await colony(['clean', '--older-than', 'soon']);
     expect(bad.code).toBe(2);
-    const r = await colony(['clean', '--older-than', '0s']);
-    expect(r.code).toBe(0);
+    // Every finished run older than the cut-off is listed; nothing is removed.
+    const dry = await colony(['clean', '--older-than', '0s', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`would remove ${folder}`);
+    expect(dry.stdout).toContain(`would remove branch ${branch} in ${repo}`);
+    expect(existsSync(folder)).toBe(true);
+    expect(hasBranch()).toBe(true);
+    // A run named on the command line: exactly that one.
+    const r = await colony(['clean', runId]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`removing branch ${branch} in ${repo}`);
+    expect(r.stdout).toMatch(/removed 1 run folder\(s\), 1 result branch\(es\)/);
     expect(existsSync(folder)).toBe(false);
+    expect(hasBranch()).toBe(false);
     const show = await colony(['show', runId, '--json']);
     expect(lastJsonLine(show.stdout)).toMatchObject({ runId, status: 'succeeded' });
+  });
+
+  it('clean keeps a result branch the user has moved, and refuses an unknown run', async () => {
+    const other = makeRepo();
+    const r = await colony(
+      [
+        'run',
+        '--repo',
+        other,
+        '--goal',
+        'write hello.txt',
+        '--model',
+        'openai-chat:fake-model',
+        '--base-url',
+        fake.url,
+        '--json',
+      ],
+      { env: noKeys },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const id = String(lastJsonLine(r.stdout).runId);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=U', '-c', 'user.email=u@u', ...args], {
+        cwd: other,
+        encoding: 'utf8',
+      });
+    git('checkout', '-q', `colony/${id}`);
+    git('commit', '-q', '--allow-empty', '-m', 'mine');
+    git('checkout', '-q', 'main');
+    const cleaned = await colony(['clean', id]);
+    expect(cleaned.code, cleaned.stderr).toBe(0);
+    expect(cleaned.stdout).toContain(`keeping colony/${id} in ${other}: it moved since the run fetched it`);
+    expect(git('branch', '--list', `colony/${id}`).trim()).not.toBe('');
+    const unknown = await colony(['clean', 'r-no-such-run']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no run r-no-such-run/);
+  });
+
+  it('says the provider asked to slow down when it answers 429 (not a configured limit)', async () => {
+    fake.setFailures({ sequence: [{ status: 429, retryAfterMs: 10 }] });
+    const r = await colony(
+      [
+        'run',
+        '--repo',
+        makeRepo(),
+        '--goal',
+        'write hello.txt',
+        '--model',
+        'openai-chat:fake-model',
+        '--base-url',
+        fake.url,
+      ],
+      { env: noKeys },
+    );
+    fake.setFailures(undefined);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /the provider asked to slow down \(429 rate limit\): model requests at once lowered to 1/,
+    );
+    expect(r.stdout).not.toMatch(/limit hit: model_concurrency/);
   });
 
   it('ends the agent with a clear error on 401 and exits 1', async () => {
@@ -259,7 +339,7 @@ describe('colony run against a real HTTP provider', () => {
 });
 
 describe('colony run: Ctrl-C', () => {
-  it('stops gracefully on SIGINT with status stopped and keeps the work so far', async () => {
+  it('stops gracefully on SIGINT as the hint says; resume on the live run refuses before saying anything, then has nothing to do', async () => {
     const { spawn } = await import('node:child_process');
     const { COLONY_BIN } = await import('../helpers/cli.js');
     const slow = await startFakeProvider({
@@ -267,13 +347,14 @@ describe('colony run: Ctrl-C', () => {
       latencyMs: 400,
     });
     try {
+      const repo = makeRepo();
       const child = spawn(
         process.execPath,
         [
           COLONY_BIN,
           'run',
           '--repo',
-          makeRepo(),
+          repo,
           '--goal',
           'loop',
           '--model',
@@ -285,8 +366,12 @@ describe('colony run: Ctrl-C', () => {
         { env: { ...process.env, ...noKeys } },
       );
       let stdout = '';
+      let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
       });
       // Interrupt once the agent has made a couple of steps.
       await new Promise<void>((resolve) => {
@@ -297,10 +382,27 @@ describe('colony run: Ctrl-C', () => {
           }
         }, 50);
       });
+      const runId = /"runId":"([^"]+)"/.exec(stdout)?.[1] ?? '';
+      // Its process is alive: resume refuses, and says nothing about resuming first.
+      const live = await colony(['resume', runId], { env: noKeys });
+      expect(live.code).toBe(1);
+      expect(live.stdout).toBe('');
+      expect(live.stderr).toMatch(
+        /is being executed by another live process|still being executed by a live process/,
+      );
       child.kill('SIGINT');
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       expect(code).toBe(1);
-      expect(lastJsonLine(stdout)).toMatchObject({ status: 'stopped' });
+      // The hint says what a single Ctrl-C does (the run ends as stopped) and what resume is for.
+      expect(stderr).toMatch(
+        /it ends as stopped.*Ctrl-C again to quit at once and leave it unfinished; colony resume r-/,
+      );
+      // The agent only listed files: nothing landed, so no result branch in the repository.
+      expect(lastJsonLine(stdout)).toMatchObject({ status: 'stopped', resultBranch: null });
+      expect(execFileSync('git', ['branch', '--list', 'colony/*'], { cwd: repo, encoding: 'utf8' })).toBe('');
+      const after = await colony(['resume', runId], { env: noKeys });
+      expect(after.stdout).toMatch(/already finished/);
+      expect(after.stdout).toMatch(/result branch: none \(nothing landed on main/);
     } finally {
       await slow.close();
     }

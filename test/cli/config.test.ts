@@ -53,6 +53,26 @@ describe('loadConfig', () => {
     expect(!invalid.ok && invalid.error).toMatch(/colour/);
   });
 
+  it('refuses unknown keys inside models[] and their prices, naming them (the README: unknown keys are errors)', () => {
+    const cwd = dir();
+    const model = { id: 'local', protocol: 'openai-chat', name: 'llama3', contextWindow: 8192 };
+    writeFileSync(join(cwd, 'typo.json'), JSON.stringify({ models: [{ ...model, contextWindw: 4096 }] }));
+    const typo = loadConfig({ flags: {}, env: {}, cwd, configFile: 'typo.json' });
+    expect(typo.ok).toBe(false);
+    expect(!typo.ok && typo.error).toMatch(/contextWindw/);
+    const prices = { input: 1, cachedInput: 0.1, cacheWrite: 1.25, output: 4, cacheRead: 0.1 };
+    writeFileSync(join(cwd, 'prices.json'), JSON.stringify({ models: [{ ...model, prices }] }));
+    const badPrices = loadConfig({ flags: {}, env: {}, cwd, configFile: 'prices.json' });
+    expect(!badPrices.ok && badPrices.error).toMatch(/cacheRead/);
+    writeFileSync(join(cwd, 'good.json'), JSON.stringify({ models: [model] }));
+    const good = loadConfig({ flags: {}, env: {}, cwd, configFile: 'good.json' });
+    expect(good.ok && good.config.models[0]).toMatchObject({
+      id: 'local',
+      contextWindow: 8192,
+      prices: null,
+    });
+  });
+
   it('rejects a non-numeric environment value', () => {
     const result = loadConfig({ flags: {}, env: { COLONY_BUDGET_USD: 'lots' }, cwd: dir() });
     expect(!result.ok && result.error).toMatch(/budgetUsd/);

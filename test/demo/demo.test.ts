@@ -18,6 +18,8 @@ describe('colony demo solo', () => {
     expect(result.stdout).toMatch(/The same goal with a real model/);
 
     const [folder] = readdirSync(parent);
+    // Named after the demo, not after the example it copies (colony-demo-demo-repo-…).
+    expect(folder).toMatch(/^colony-demo-solo-/);
     const repo = join(parent, folder ?? '');
     const runId = /run (r-[0-9a-z]+-[0-9a-f]{6}): succeeded/.exec(result.stdout)?.[1];
     expect(runId).toBeDefined();
@@ -37,5 +39,23 @@ describe('colony demo solo', () => {
     // Only source files changed; the tests are the same.
     const changed = git(repo, 'diff', '--name-only', `main...colony/${runId}`).split('\n').sort();
     expect(changed).toEqual(['src/parse-duration.js', 'src/slugify.js', 'src/word-count.js']);
+  });
+});
+
+describe('colony demo orchestrated', () => {
+  it('prints events in words and the command to run it with a real model', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'colony-demo-test-'));
+    const result = await colony(['demo', 'orchestrated', '--dir', parent]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readdirSync(parent)).toEqual([expect.stringMatching(/^colony-demo-orchestrated-/)]);
+    // No raw event kinds as lines ("[a] task.started"); the tasks in words instead.
+    expect(result.stdout).not.toMatch(/\] (task|merge|claim|subagent)\.[a-z_]+$/m);
+    expect(result.stdout).toMatch(/\[lead\] assigned task-1 to a: /);
+    expect(result.stdout).toMatch(/The same kind of team with a real model/);
+    expect(result.stdout).toMatch(
+      /npx colony run --topology orchestrated --repo .* --model gpt-5-mini --goal "/,
+    );
+    // A read-only team changes nothing: no result branch in the repository, and the demo says so.
+    expect(result.stdout).toMatch(/result branch: none/);
   });
 });

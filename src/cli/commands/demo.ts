@@ -66,7 +66,7 @@ async function soloDemo(
   json: boolean,
   say: (line: string) => void,
 ): Promise<number> {
-  const repo = createDemoRepo('demo-repo', dir);
+  const repo = createDemoRepo('demo-repo', dir, 'solo');
   say('Colony demo (solo): one agent fixes a small repository with three failing tests.');
   for (const line of scriptedNote('tool call', 'git operation, database write and test run')) say(line);
   say(`repository: ${repo}\n`);
@@ -79,7 +79,7 @@ async function soloDemo(
       `  OPENAI_API_KEY=... npx colony run --repo ${repo} --model gpt-5-mini --goal "${DEMO_GOAL.replaceAll('`', '\\`')}" --verify "${DEMO_TEST_COMMAND}"`,
     );
     say(`  (or a local server: --model openai-chat:llama3.1:8b --base-url http://localhost:11434/v1)`);
-    say(resultDiffHint(repo, summary, prepared.spec.runId));
+    say(resultDiffHint(repo, summary));
   });
 }
 
@@ -88,7 +88,7 @@ async function peersDemo(
   json: boolean,
   say: (line: string) => void,
 ): Promise<number> {
-  const repo = createDemoRepo('peers-repo', dir);
+  const repo = createDemoRepo('peers-repo', dir, 'peers');
   say(
     `Colony demo (peers): ${PEERS_AGENTS} identical peers, no orchestrator, fix six modules with failing tests.`,
   );
@@ -124,6 +124,6 @@ async function peersDemo(
     say(
       `  OPENAI_API_KEY=... npx colony run --topology peers --agents ${PEERS_AGENTS} --repo ${repo} --model gpt-5-mini --goal "${PEERS_GOAL.replaceAll('`', '\\`')}" --verify "${PEERS_DEMO_FINAL_VERIFY}" --merge-verify '${PEERS_DEMO_MERGE_VERIFY}'`,
     );
-    say(resultDiffHint(repo, summary, prepared.spec.runId));
+    say(resultDiffHint(repo, summary));
   });
 }

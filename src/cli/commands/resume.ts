@@ -12,6 +12,15 @@ export const RESUME_HELP = `colony resume RUN [--json]
 Finishes a run whose process died (crash, kill -9, reboot). Completed model calls and tool calls are
 replayed from the log, never repeated. Refuses a run that another live process is still executing.`;
 
+/** Why a run with a live process cannot be resumed, and what to do instead. */
+function liveRunRefusal(runId: string, error: string | undefined): string {
+  return (
+    error ??
+    `run ${runId} is still being executed by a live process: nothing to resume. Follow it with ` +
+      `colony logs ${runId} --follow, or end it with colony stop ${runId}`
+  );
+}
+
 export async function resumeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -36,6 +45,10 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     if (!loaded) throw new CliFailure(`run ${runId} has no run.started event; it cannot be resumed`);
     if (!loaded.ok) throw new CliFailure(`run ${runId} cannot be resumed: ${loaded.error}`);
     const { spec } = loaded;
+    // Refuse before saying anything about resuming: a live process still executes this run.
+    const probe = await store.tryLockRun(runId);
+    if (!probe.ok) throw new CliFailure(liveRunRefusal(runId, probe.error));
+    await probe.release();
     const catalog = runCatalog(spec, process.env);
     const provider = catalog.provider();
     if (!provider.ok) throw new UsageError(provider.error);

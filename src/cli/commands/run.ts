@@ -191,7 +191,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     );
   }
   return withStore(async (store) => {
-    await recordNewRun(store, prepared.spec);
+    await recordNewRun(store, prepared.spec, prepared.catalog);
     if (!values.json) {
       const [main = `model ${prepared.spec.model}`, ...others] = endpointLines(
         prepared.spec,

@@ -9,6 +9,7 @@ import { packageRoot } from '../../core/package-root.js';
 import { createDemoRepo } from '../../demo/demo-repo.js';
 import { scriptedNote } from '../../demo/demo-report.js';
 import { workflowCriticalPath } from '../../view/critical-path.js';
+import { formatCost } from '../../view/format.js';
 import { prepareWorkflowRun } from '../commands/workflow.js';
 import { DEMO_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
@@ -26,7 +27,7 @@ export async function reviewDemo(
   json: boolean,
   say: (line: string) => void,
 ): Promise<number> {
-  const repo = createDemoRepo('review-repo', dir);
+  const repo = createDemoRepo('review-repo', dir, 'review');
   const file = join(packageRoot(), 'examples', 'workflows', 'review.ts');
   say('Colony demo (review workflow): four read-only explorers review four areas in parallel and return');
   say('JSON risks; the program merges them, removes duplicates and ranks them by strength of evidence.');
@@ -58,7 +59,7 @@ export async function reviewDemo(
     say(
       `\nCriticalSteps ${path.criticalSteps} (stages: ${path.stages.map((s) => `${s.stage} ${s.criticalSteps}`).join(', ')}), ` +
         `total steps ${path.totalSteps}, parallelism ${path.parallelism.toFixed(2)}, ` +
-        `cost $${(summary.costUsd ?? 0).toFixed(4)}, wall-clock ${(summary.wallClockMs / 1000).toFixed(1)} s`,
+        `cost ${formatCost(summary.costUsd, summary.modelCalls)}, wall-clock ${(summary.wallClockMs / 1000).toFixed(1)} s`,
     );
     say('\nThe same review with a real model:');
     say(`  OPENAI_API_KEY=... npx colony workflow ${file} --repo ${repo} --model gpt-5-mini`);
