@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -335,6 +336,35 @@ describe('hub over smart HTTP', () => {
       /agent a may push only refs\/heads\/agent\/a and refs\/colony\/wip\/a/,
     );
     expect(sh(hub, 'rev-parse', 'refs/heads/main')).toBe(main);
+  });
+
+  it('survives a client that goes away in the middle of a push; the hub is unchanged', async () => {
+    const before = hubRefs();
+    const main = sh(hub, 'rev-parse', 'refs/heads/main');
+    const line = `${'0'.repeat(40)} ${main} refs/heads/agent/a\0report-status side-band-64k\n`;
+    const target = new URL(`${url}/git-receive-pack`);
+    await new Promise<void>((resolve) => {
+      const req = request(target, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${tokenA()}`,
+          'content-type': 'application/x-git-receive-pack-request',
+          'transfer-encoding': 'chunked',
+        },
+      });
+      req.on('error', () => resolve());
+      req.write(`${(line.length + 4).toString(16).padStart(4, '0')}${line}0000PACK\0\0\0\x02`);
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 200);
+    });
+    const after = await fetch(`${url}/info/refs?service=git-upload-pack`, {
+      headers: { authorization: `Bearer ${tokenA()}` },
+    });
+    expect(after.status).toBe(200);
+    await after.arrayBuffer();
+    expect(hubRefs()).toBe(before);
   });
 
   it('answers garbage in a push with 400', async () => {
