@@ -19,7 +19,11 @@ import type { RunPhases } from '../run/durable.js';
 import type { Tool } from '../tool/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { createReviewTools } from '../workspace/integration/review-tools.js';
-import { createMergeRequestTool, createSyncTool } from '../workspace/integration/tools.js';
+import {
+  createMergeRequestTool,
+  createMergeStatusTool,
+  createSyncTool,
+} from '../workspace/integration/tools.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
 import { trackActivity } from './peers/activity.js';
@@ -85,6 +89,8 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
         sandbox: ctx.sandbox,
         // Wider swarms submit faster: bigger batches amortise the checkout and verify (bisected on failure).
         batchSize: Math.min(32, Math.max(8, Math.floor((spec.concurrency ?? DEFAULT_CONCURRENCY) / 4))),
+        // A deep queue of green changes lands in few candidates (batch-window.ts), halved on red.
+        maxBatchSize: 128,
         ...(integrators.length > 0
           ? {
               approval: 'manual' as const,
@@ -193,11 +199,14 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
           log,
           // A sole integrator has nobody to review its own changes: they land after the merge check.
           preApproved: isIntegrator && integrators.length === 1,
+          // Submit and move on: a peer waiting for the queue would be idle capacity.
+          submitAndMoveOn: true,
         };
         const tools = [
           ...base.tools,
           ...createCoordinationTools(coord, spec.runId, agent),
           createMergeRequestTool(toolCtx),
+          createMergeStatusTool(toolCtx),
           createSyncTool(toolCtx),
           ...(isIntegrator ? createReviewTools(toolCtx) : []),
         ];

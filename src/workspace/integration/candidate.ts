@@ -93,9 +93,10 @@ export class CandidateVerifier {
     private readonly stats: IntegrationStats,
   ) {}
 
-  async verify(commit: string, tree: string): Promise<Verdict> {
+  /** `fresh`: run verify again even when the tree has a verdict (a flake retry). */
+  async verify(commit: string, tree: string, options: { fresh?: boolean } = {}): Promise<Verdict> {
     const known = this.verdicts.get(tree);
-    if (known) return known;
+    if (known && !options.fresh) return known;
     const wt = await this.checkout(commit);
     if (!wt.ok) return { passed: false, setupFailed: true, summary: wt.error, output: wt.error };
     const env = this.options.env ?? process.env;

@@ -88,19 +88,21 @@ export class Landing {
         );
       }),
     );
-    // A person approved these after merge_request had answered: their authors hear it now.
-    if (this.options.approval === 'human') {
-      for (const [i, { request, commit }] of applied.entries()) {
-        if (!request.parked) continue;
-        await this.hook(() =>
+    // Authors whose merge_request did not wait hear it now: a person approved these after it had
+    // answered, or the requester went on working (notify).
+    await Promise.all(
+      applied.map(({ request, commit }, i) => {
+        const approvedLater = this.options.approval === 'human' && request.parked !== undefined;
+        if (!approvedLater && !request.notify) return Promise.resolve();
+        return this.hook(() =>
           this.options.hooks.sendDirect(
             request.agent,
             this.options.sender ?? 'integration',
-            landedDirectMessage(request.mr, commit, filesOf[i] ?? []),
+            landedDirectMessage(request.mr, commit, filesOf[i] ?? [], approvedLater),
           ),
         );
-      }
-    }
+      }),
+    );
     applied.forEach(({ request, commit }, i) => {
       this.resolve(request.mr, {
         status: 'landed',
@@ -155,7 +157,17 @@ export class Landing {
       kind: 'merge.rejected',
       data: { mr: request.mr, reason, files, output: kept },
     });
-    // An empty change is not a failure anyone else needs to hear about; the requester gets the result.
+    // An empty change is not a failure anyone else needs to hear about; the requester gets the result
+    // (by message when it did not wait).
+    if (reason === 'nothing_to_merge' && request.notify) {
+      await this.hook(() =>
+        this.options.hooks.sendDirect(
+          request.agent,
+          this.options.sender ?? 'integration',
+          rejectionDirectMessage(request.mr, reason, files, output),
+        ),
+      );
+    }
     if (reason !== 'nothing_to_merge') {
       await this.hook(() =>
         this.options.hooks.postEntry({

@@ -15,6 +15,7 @@
 import path from 'node:path';
 import { HUB_MAIN } from '../hub.js';
 import { ApprovalGate } from './approval.js';
+import { type BatchWindow, batchWindow } from './batch-window.js';
 import { buildCandidate, CandidateVerifier } from './candidate.js';
 import { changedFiles, changeSince, revParse } from './hub-git.js';
 import { admit, takeBatch } from './intake.js';
@@ -31,6 +32,7 @@ import type {
   MergeRequestInput,
   MergeRequestReply,
   MergeRequestResult,
+  MergeStatus,
   Pending,
   RejectReason,
 } from './types.js';
@@ -40,13 +42,20 @@ export type { EnqueueResult } from './types.js';
 const MAX_LAND_RETRIES = 3;
 
 export class IntegrationQueue {
-  readonly stats: IntegrationStats = { candidates: 0, verifyRuns: 0, verifyMs: 0, landed: 0, rejected: 0 };
+  readonly stats: IntegrationStats = {
+    candidates: 0,
+    verifyRuns: 0,
+    verifyMs: 0,
+    landed: 0,
+    rejected: 0,
+    flakeRetries: 0,
+  };
   private readonly options: IntegrationQueueOptions;
   private readonly hub: string;
   private readonly lock: IntegrationLock;
   private readonly ownsLock: boolean;
   private readonly ledger: MrLedger;
-  private readonly batchSize: number;
+  private readonly window: BatchWindow;
   private readonly queue: Pending[] = [];
   private readonly awaiting = new Map<number, Pending>();
   private readonly waiters = new Map<number, ((result: MergeRequestResult) => void)[]>();
@@ -71,7 +80,8 @@ export class IntegrationQueue {
     this.ownsLock = options.lock === undefined;
     this.lock = options.lock ?? localIntegrationLock();
     this.ledger = new MrLedger(options.log, options.runId);
-    this.batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
+    const batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
+    this.window = batchWindow(batchSize, Math.max(batchSize, options.maxBatchSize ?? batchSize));
     this.verifier = new CandidateVerifier(this.hub, options, this.stats);
     this.landing = new Landing(this.hub, options, this.stats, (mr, result) => this.resolve(mr, result));
     this.gate = new ApprovalGate(options, this.ledger, this.awaiting, {
@@ -141,6 +151,27 @@ export class IntegrationQueue {
       this.parkWaiters.set(mr, list);
     });
     return Promise.race([outcome, whenParked]);
+  }
+
+  /**
+   * Where a request stands now, without waiting: queued here (with its place), waiting for approval,
+   * or its outcome from the log (also one another process of the run resolved).
+   */
+  async status(mr: number): Promise<MergeStatus> {
+    const place = this.queue.findIndex((p) => p.mr === mr);
+    if (place >= 0) return { status: 'queued', mr, ahead: place };
+    if (this.awaiting.has(mr)) return { status: 'awaiting_approval', mr };
+    if (this.local.has(mr)) return { status: 'integrating', mr };
+    await this.ledger.refresh();
+    const outcome = this.ledger.outcomes.get(mr);
+    if (outcome)
+      return {
+        status: 'done',
+        mr,
+        result: resultFromLog(outcome, this.ledger.requests.get(mr)?.commit ?? ''),
+      };
+    if (this.ledger.requests.has(mr)) return { status: 'integrating', mr };
+    return { status: 'unknown', mr };
   }
 
   /** MR ids that passed verification and wait for approve(). */
@@ -226,7 +257,7 @@ export class IntegrationQueue {
       await this.lock
         .withLock(this.options.runId, 'integrate', async () => {
           await this.ledger.refresh();
-          const batch = takeBatch(this.queue, this.batchSize, this.ledger, (mr, result) =>
+          const batch = takeBatch(this.queue, this.window.size, this.ledger, (mr, result) =>
             this.resolve(mr, result),
           );
           if (batch.length === 0) return;
@@ -254,7 +285,7 @@ export class IntegrationQueue {
    * Builds the batch on main, verifies it, lands it (or parks it for approval); on failure splits it
    * in halves. Requests that conflict only with an earlier member are put back in the queue.
    */
-  private async integrate(pending: Pending[]): Promise<void> {
+  private async integrate(pending: Pending[], isTop = true): Promise<void> {
     const batch: Pending[] = [];
     for (const request of pending) {
       if (!request.resumed || !(await this.landing.recoverLanded(request))) batch.push(request);
@@ -270,7 +301,19 @@ export class IntegrationQueue {
     this.queue.unshift(...deferred);
     if (applied.length === 0) return;
     this.stats.candidates++;
-    const verdict = await this.verifier.verify(top, topTree);
+    let verdict = await this.verifier.verify(top, topTree);
+    // A failing batch of several: verify again before paying for a bisection (a flaky check). Only
+    // the batch as taken: once a retry failed too, the failure is real and its halves are not retried.
+    for (let retry = 0; isTop && !verdict.passed && !verdict.setupFailed && applied.length > 1; retry++) {
+      if (retry >= (this.options.flakeRetries ?? 1)) break;
+      this.stats.flakeRetries++;
+      const again = await this.verifier.verify(top, topTree, { fresh: true });
+      if (again.passed) verdict = { passed: true, summary: `${again.summary} (passed on a retry: flaky?)` };
+    }
+    if (isTop) {
+      if (verdict.passed) this.window.passed(applied.length);
+      else if (applied.length > 1) this.window.failed();
+    }
     if (verdict.passed) {
       await this.landOrPark(applied, main, verdict.summary);
       return;
@@ -284,8 +327,14 @@ export class IntegrationQueue {
       return;
     }
     const half = Math.ceil(applied.length / 2);
-    await this.integrate(applied.slice(0, half).map((a) => a.request));
-    await this.integrate(applied.slice(half).map((a) => a.request));
+    await this.integrate(
+      applied.slice(0, half).map((a) => a.request),
+      false,
+    );
+    await this.integrate(
+      applied.slice(half).map((a) => a.request),
+      false,
+    );
   }
 
   /** Puts main back where this run's queue last left it if something else moved it (main-guard.ts). */

@@ -61,10 +61,10 @@ export function rejectionDirectMessage(
   return lines.join('\n');
 }
 
-/** To the author of a request a person approved after merge_request had answered. */
-export function landedDirectMessage(mr: number, commit: string, files: string[]): string {
+/** To the author of a request that landed after merge_request had answered (approved by a person, or not waited for). */
+export function landedDirectMessage(mr: number, commit: string, files: string[], approved = true): string {
   return [
-    `Your merge request ${mr} was approved and landed on main as ${commit.slice(0, 10)}.`,
+    `Your merge request ${mr} ${approved ? 'was approved and landed' : 'landed'} on main as ${commit.slice(0, 10)}.`,
     files.length > 0 ? `Files: ${files.join(', ')}` : '',
   ]
     .filter((line) => line !== '')

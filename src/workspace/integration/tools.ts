@@ -23,7 +23,20 @@ export interface IntegrationToolContext {
   log: EventLog;
   /** With manual approval: this agent's requests land without a review (a sole integrator's own). */
   preApproved?: boolean;
+  /**
+   * Submit and move on (peers): merge_request answers once the request is queued and the outcome
+   * comes as a direct message; merge_status tells where it stands. Default false: it waits.
+   */
+  submitAndMoveOn?: boolean;
 }
+
+const WAITS =
+  "this call waits for that outcome (when merges need a person's approval, it answers once your " +
+  'change passed and waits for approval).';
+const MOVES_ON =
+  'this call answers as soon as your request is queued: carry on with other work, the outcome comes ' +
+  'to you as a direct message from integration (merge_status {mr} tells where it stands). Later ' +
+  'changes on your branch go into your next merge_request, together with any not landed yet.';
 
 export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
   return defineTool({
@@ -31,8 +44,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     description:
       'Commit all your changes (the note is the commit message) and ask to land them on main. The ' +
       'integration queue applies your commits on the latest main, runs the verify command and lands ' +
-      "or rejects them; this call waits for that outcome (when merges need a person's approval, it " +
-      'answers once your change passed and waits for approval). Your branch is left as it is either way.',
+      `or rejects them; ${ctx.submitAndMoveOn ? MOVES_ON : WAITS} Your branch is left as it is either way.`,
     schema: z.object({ note: z.string().trim().min(1).max(2000).describe('what the change does and why') }),
     mutates: true,
     async run({ note }, context) {
@@ -45,8 +57,10 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
         branch: ctx.branch,
         note,
         ...(ctx.preApproved ? { preApproved: true } : {}),
+        ...(ctx.submitAndMoveOn ? { notify: true } : {}),
       });
       if (!queued.ok) return fail(`merge_request could not be queued: ${queued.error}`);
+      if (ctx.submitAndMoveOn) return ok(queuedText(queued.mr, queued.commit));
       const result = await untilAborted(ctx.queue.reply(queued.mr), context.signal);
       if (result === null)
         return fail(
@@ -56,6 +70,42 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
       return isSuccess(result) ? ok(text) : fail(text);
     },
   });
+}
+
+export function createMergeStatusTool(ctx: IntegrationToolContext): Tool {
+  return defineTool({
+    name: 'merge_status',
+    description:
+      'Where one of your merge requests stands now: queued (and how many are ahead), being integrated, ' +
+      'waiting for approval, landed or rejected (with the reason). Does not wait.',
+    schema: z.object({ mr: z.number().int().positive().describe('the merge request id') }),
+    mutates: false,
+    async run({ mr }) {
+      const status = await ctx.queue.status(mr);
+      switch (status.status) {
+        case 'queued':
+          return ok(`Merge request ${mr} is queued; ${status.ahead} ahead of it.`);
+        case 'integrating':
+          return ok(`Merge request ${mr} is being built and verified on main now.`);
+        case 'awaiting_approval':
+          return ok(`Merge request ${mr} passed the merge check and waits for approval.`);
+        case 'unknown':
+          return fail(`There is no merge request ${mr} in this run.`);
+        case 'done': {
+          const text = resultText(status.result);
+          return isSuccess(status.result) ? ok(text) : fail(text);
+        }
+      }
+    },
+  });
+}
+
+function queuedText(mr: number, commit: string): string {
+  return (
+    `Merge request ${mr} is queued (your commit ${commit.slice(0, 10)}). Carry on with other work: the ` +
+    'outcome comes to you as a direct message from integration; merge_status {mr} tells where it stands. ' +
+    'Keep the claim on what it changes until it has landed.'
+  );
 }
 
 export function createSyncTool(ctx: IntegrationToolContext): Tool {

@@ -14,6 +14,11 @@ export interface MergeRequestInput {
   note: string;
   /** With manual approval: land without waiting for approve() (e.g. a sole integrator's own change). */
   preApproved?: boolean;
+  /**
+   * The requester does not wait for the outcome (peers' merge_request): it hears it by direct message —
+   * landed, or nothing to merge (a rejection is always sent).
+   */
+  notify?: boolean;
 }
 
 /** A verified request waiting for approval (what a reviewer sees). */
@@ -94,8 +99,18 @@ export interface IntegrationQueueOptions {
   approval?: 'auto' | 'manual' | 'human';
   /** With approval 'human': the run is ending (stop, deadline); close() no longer waits for decisions. */
   signal?: AbortSignal;
-  /** Most requests tested as one candidate. Default 8; 1 disables batching. */
+  /** Requests tested as one candidate at first. Default 8; 1 disables batching. */
   batchSize?: number;
+  /**
+   * Largest batch the window may grow to (batch-window.ts: doubled after a green full batch, halved
+   * after a red one). Default `batchSize` (a fixed size).
+   */
+  maxBatchSize?: number;
+  /**
+   * Verify runs again before a failing batch of several requests is bisected: a flaky check that
+   * passes on the retry lands the batch (the summary says so). Default 1; 0: bisect at once.
+   */
+  flakeRetries?: number;
   /** Environment of setup and verify (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Where setup (with network) and the merge check run; null or absent: uncontained. */
@@ -122,6 +137,8 @@ export interface IntegrationStats {
   verifyMs: number;
   landed: number;
   rejected: number;
+  /** Verify runs repeated on a failing batch before bisecting it. */
+  flakeRetries: number;
 }
 
 export type EnqueueResult = { ok: true; mr: number; commit: string } | { ok: false; error: string };
@@ -146,6 +163,8 @@ export interface Pending {
   parked?: { verify: string };
   /** Its id came from the log (a process of the run died with it pending): it may have landed already. */
   resumed?: boolean;
+  /** Tell the requester the outcome by direct message (MergeRequestInput.notify). */
+  notify?: boolean;
 }
 
 /** A request applied to a candidate: its commit on top of `parent` in the candidate chain. */
@@ -162,3 +181,9 @@ export type Reject = (
   files: string[],
   output: string,
 ) => Promise<void>;
+
+/** What `merge_status` reports (IntegrationQueue.status). */
+export type MergeStatus =
+  | { status: 'queued'; mr: number; ahead: number }
+  | { status: 'integrating' | 'awaiting_approval' | 'unknown'; mr: number }
+  | { status: 'done'; mr: number; result: MergeRequestResult };

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/index.js';
 import { approveFromOutside, syncWorktree } from '../../../src/workspace/integration/index.js';
+import { localIntegrationLock } from '../../../src/workspace/integration/lock.js';
 import { openTestStore } from '../../helpers/db.js';
 import { sh, write } from '../helpers.js';
 import { commitFiles, type Fixture, makeFixture } from './fixture.js';
@@ -160,7 +161,8 @@ describe('integration queue', () => {
 
   it('tests a batch as one candidate, bisects around a bad request and lands the good ones', async () => {
     const f = await fixture('batch');
-    const queue = f.queue({ batchSize: 8 });
+    // No flake retry: this counts bisection alone (the retry is tested below).
+    const queue = f.queue({ batchSize: 8, flakeRetries: 0 });
     const names = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
     const agents = await Promise.all(names.map((n) => f.agent(n)));
     const commits = agents.map((a, i) =>
@@ -199,6 +201,84 @@ describe('integration queue', () => {
     for (const [i, a] of agents.entries()) expect(sh(f.hub, 'rev-parse', a.branch)).toBe(commits[i]);
     const landedEvents = await store.log.read(f.runId, { kinds: ['merge.landed'] });
     expect(landedEvents.some((e) => (e.data as { batch: number[] }).batch.length > 1)).toBe(true);
+  });
+
+  it('grows the batch window after green full batches, up to its maximum, and halves it after a red one', async () => {
+    const f = await fixture('window');
+    const queue = f.queue({ batchSize: 2, maxBatchSize: 8, flakeRetries: 0 });
+    const submitAll = async (names: string[], bad = '') => {
+      const agents = await Promise.all(names.map((n) => f.agent(n)));
+      for (const [i, a] of agents.entries())
+        commitFiles(a.path, { [`src/${names[i]}.txt`]: names[i] === bad ? 'BROKEN\n' : 'ok\n' }, 'x');
+      // Enqueued together (held while the first batch is taken), then awaited.
+      const queued = await Promise.all(
+        agents.map((a, i) =>
+          queue.enqueue({ agent: names[i] ?? '', branch: a.branch, note: names[i] ?? '' }),
+        ),
+      );
+      return Promise.all(
+        queued.map((q) => (q.ok ? queue.outcome(q.mr) : Promise.reject(new Error(q.error)))),
+      );
+    };
+    const batchesOf = async () =>
+      [
+        ...new Set(
+          (await store.log.read(f.runId, { kinds: ['merge.landed'] })).map((e) =>
+            JSON.stringify((e.data as { batch: number[] }).batch),
+          ),
+        ),
+      ].map((b) => (JSON.parse(b) as number[]).length);
+    // 2 + 4 + 8 + 8 = 22 good requests: the window doubles after each full green batch, then stays at 8.
+    const names = Array.from({ length: 22 }, (_, i) => `w${i}`);
+    const first = await submitAll(names);
+    expect(first.every((r) => r.status === 'landed')).toBe(true);
+    const sizes = await batchesOf();
+    // The first request may be taken alone before the others arrive; after that the window grows.
+    expect(Math.max(...sizes)).toBe(8);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(22);
+    for (let i = 1; i < sizes.length - 1; i++) expect(sizes[i]).toBeGreaterThanOrEqual(sizes[i - 1] ?? 0);
+    // A red batch of 8 halves the window: the next batch takes at most 4.
+    const before = sizes.length;
+    const second = await submitAll(
+      Array.from({ length: 16 }, (_, i) => `r${i}`),
+      'r3',
+    );
+    expect(second.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    const after = (await batchesOf()).slice(before);
+    expect(Math.max(...after.slice(-1))).toBeLessThanOrEqual(4);
+  });
+
+  it('verifies a failing batch once more before bisecting it: a flaky check lands the batch', async () => {
+    const f = await fixture('flake');
+    // The integration lock is held until all four are queued, so they are taken as one batch.
+    const lock = localIntegrationLock();
+    let open = () => {};
+    const held = lock.withLock(f.runId, 'integrate', () => new Promise<void>((resolve) => (open = resolve)));
+    // Fails the first time it runs, passes afterwards (the count file lives outside the worktree).
+    const queue = f.queue({
+      lock,
+      batchSize: 4,
+      verify:
+        'n=$(cat "$VERIFY_COUNT_FILE" 2>/dev/null | wc -l); echo run >> "$VERIFY_COUNT_FILE"; test "$n" -gt 0',
+    });
+    const names = ['f1', 'f2', 'f3', 'f4'];
+    const agents = await Promise.all(names.map((n) => f.agent(n)));
+    for (const [i, a] of agents.entries()) commitFiles(a.path, { [`src/${names[i]}.txt`]: 'ok\n' }, 'x');
+    const queued = await Promise.all(
+      agents.map((a, i) => queue.enqueue({ agent: names[i] ?? '', branch: a.branch, note: names[i] ?? '' })),
+    );
+    open();
+    await held;
+    const results = await Promise.all(
+      queued.map((q) => (q.ok ? queue.outcome(q.mr) : Promise.reject(new Error(q.error)))),
+    );
+    expect(results.every((r) => r.status === 'landed')).toBe(true);
+    // The first batch that failed was retried once and landed whole: no bisection, no rejection.
+    expect(queue.stats.flakeRetries).toBe(1);
+    expect(queue.stats.verifyRuns).toBe(verifyRuns(f));
+    // The PATCH entries say it passed on a retry.
+    const patches = f.posts.filter((p) => p.kind === 'PATCH');
+    expect(patches.some((p) => p.detail?.includes('passed on a retry'))).toBe(true);
   });
 
   it('waits for approval, then lands; another process can approve through the log', async () => {
