@@ -1,5 +1,6 @@
 /** The closing summary of `colony demo peers`, computed from the run's events alone. */
 import type { StoredEvent } from '../core/events.js';
+import { formatCost } from '../view/format.js';
 import type { RunSummary } from '../view/summary.js';
 
 export interface PeersDemoStats {
@@ -48,7 +49,7 @@ export function formatPeersDemoSummary(summary: RunSummary, stats: PeersDemoStat
     `  entries by kind  ${kinds || 'none'}`,
     `  claim conflicts  ${stats.claimConflicts}; direct messages ${stats.directMessages}`,
     `  tokens           ${t.input} input (${t.cachedInput} cached), ${t.output} output`,
-    `  cost             ${summary.costUsd === null ? 'n/a (scripted model is free)' : `$${summary.costUsd.toFixed(4)}`}`,
+    `  cost             ${summary.costUsd === null ? formatCost(null, summary.modelCalls) : `$${summary.costUsd.toFixed(4)}`}`,
     `  wall-clock       ${(summary.wallClockMs / 1000).toFixed(1)} s`,
   ];
 }
