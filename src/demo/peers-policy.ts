@@ -113,7 +113,7 @@ export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): Scripted
       (f) => !tried.has(fileOf(f)) && !new RegExp(`PATCH [^\\n]*${fileOf(f)}`).test(seen),
     );
     if (!next) {
-      const mine = done.filter((e) => e.name === 'merge_request' && !e.isError).length;
+      const mine = done.filter((e) => e.name === 'merge_status' && /landed on main/.test(e.result)).length;
       return { text: `${me}: nothing left to claim; I landed ${mine} fix(es).` };
     }
     return call(`Claiming ${fileOf(next)}.`, 'claim', { scope: fileOf(next), summary: `fix ${next.module}` });
@@ -140,7 +140,7 @@ export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): Scripted
       if (/Call sync with merge: true/.test(last.result))
         return call('Merging main in to resolve the conflict.', 'sync', { merge: true });
       const before = done.at(-2);
-      if (before?.name === 'merge_request' && before.isError)
+      if (before?.name === 'merge_status' && before.isError)
         return call('Rebased on main; asking again.', 'merge_request', {
           note: `fix ${current.module}: ${current.idea}`,
         });
@@ -204,7 +204,18 @@ export const peersDemoPolicy: ScriptedPolicy = (request: ModelRequest): Scripted
             new: current.new,
           })
         : pickNext();
-    case 'merge_request':
+    case 'merge_request': {
+      // Submit and move on: the queue answers at once. With nothing else to do, wait for the outcome.
+      const mr = /Merge request (\d+) is queued/.exec(last.result)?.[1];
+      if (mr) return call('Waiting for the merge queue.', 'merge_status', { mr: Number(mr), wait: true });
+      return current
+        ? call('Releasing my claim.', 'release', {
+            scope: fileOf(current),
+            outcome: `merge request failed: ${last.result.split('\n')[0]}`,
+          })
+        : pickNext();
+    }
+    case 'merge_status':
       if (current && last.isError && /\(conflict\)/.test(last.result))
         return call('Rejected for a conflict: bringing main in.', 'sync', {});
       return current

@@ -15,7 +15,7 @@ import type { ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
-import { call, callsSoFar, eventsOf, peersSpec, runScriptedPeers } from './peers-spec.js';
+import { call, callsSoFar, eventsOf, peersSpec, queuedMr, runScriptedPeers } from './peers-spec.js';
 
 let store: Store;
 /** The test's own view of the run's messages (the run has its own Coordination; NOTIFY reaches both). */
@@ -75,6 +75,9 @@ function integratorsPolicy(runId: string, signal: AbortSignal): ScriptedPolicy {
       case 'write':
         return call('merge_request', { note: `fix ${area}` });
       case 'merge_request':
+        // Submit and move on; with nothing else to do, wait for the review's outcome.
+        return call('merge_status', { mr: queuedMr(lastResult), wait: true });
+      case 'merge_status':
         if (/rejected/i.test(lastResult))
           return call('edit', { path: `src/${area}/value.txt`, old: 'fixd', new: 'fixed' });
         return call('release', { scope: `src/${area}/`, outcome: 'landed' });

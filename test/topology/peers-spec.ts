@@ -74,3 +74,9 @@ export const call = (name: string, args: Record<string, unknown> = {}) => ({
 export function eventsOf(events: readonly StoredEvent[]) {
   return <K extends EventKind>(kind: K) => events.filter((e) => e.kind === kind) as StoredEvent<K>[];
 }
+
+/** The id merge_request answered with (peers submit and move on: "Merge request N is queued …"). */
+export function queuedMr(result: string): number | null {
+  const found = /Merge request (\d+) is queued/.exec(result);
+  return found ? Number(found[1]) : null;
+}

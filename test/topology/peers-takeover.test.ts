@@ -11,7 +11,7 @@ import type { ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
-import { call, callsSoFar, eventsOf, peersSpec, runScriptedPeers } from './peers-spec.js';
+import { call, callsSoFar, eventsOf, peersSpec, queuedMr, runScriptedPeers } from './peers-spec.js';
 
 let store: Store;
 beforeAll(async () => {
@@ -64,6 +64,9 @@ function takeoverPolicy(): { policy: ScriptedPolicy; release: () => void } {
       case 'write':
         return call('merge_request', { note: `fix ${area}` });
       case 'merge_request':
+        // Nothing else to do: wait for the queue's answer, then release.
+        return call('merge_status', { mr: queuedMr(lastResult), wait: true });
+      case 'merge_status':
         return call('release', { scope: `src/${area}/`, outcome: 'landed' });
       case 'release':
         if (area === 'beta') return call('claim', { scope: 'src/alpha/', summary: 'take over alpha' });

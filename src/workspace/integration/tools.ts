@@ -76,11 +76,23 @@ export function createMergeStatusTool(ctx: IntegrationToolContext): Tool {
   return defineTool({
     name: 'merge_status',
     description:
-      'Where one of your merge requests stands now: queued (and how many are ahead), being integrated, ' +
-      'waiting for approval, landed or rejected (with the reason). Does not wait.',
-    schema: z.object({ mr: z.number().int().positive().describe('the merge request id') }),
+      'Where one of your merge requests stands: queued (and how many are ahead), being integrated, ' +
+      'waiting for approval, landed or rejected (with the reason). With wait: true it answers when the ' +
+      'request has landed or was rejected (use it when you have nothing else to do).',
+    schema: z.object({
+      mr: z.number().int().positive().describe('the merge request id'),
+      wait: z.boolean().optional().describe('wait for the outcome'),
+    }),
     mutates: false,
-    async run({ mr }) {
+    async run({ mr, wait }, context) {
+      if (wait) {
+        const known = await ctx.queue.status(mr);
+        if (known.status === 'unknown') return fail(`There is no merge request ${mr} in this run.`);
+        const outcome = await untilAborted(ctx.queue.outcome(mr), context.signal);
+        if (outcome === null) return fail(`Stopped while waiting for merge request ${mr}.`);
+        const text = resultText(outcome);
+        return isSuccess(outcome) ? ok(text) : fail(text);
+      }
       const status = await ctx.queue.status(mr);
       switch (status.status) {
         case 'queued':
