@@ -37,7 +37,7 @@ export function toChartInput(
   costUsd: number | null,
 ): ChartInput {
   const usage: UsagePoint[] = [];
-  let prev = { uncached: 0, cached: 0, output: 0, costUsd: 0 };
+  let prev: Omit<SeriesPoint, 't'> = { uncached: 0, cached: 0, output: 0, costUsd: null };
   for (const p of series) {
     usage.push({
       tMs: p.t,
@@ -45,7 +45,7 @@ export function toChartInput(
       uncached: p.uncached - prev.uncached,
       cached: p.cached - prev.cached,
       output: p.output - prev.output,
-      costUsd: costUsd === null ? null : p.costUsd - prev.costUsd,
+      costUsd: costUsd === null || p.costUsd === null ? null : p.costUsd - (prev.costUsd ?? 0),
     });
     prev = p;
   }

@@ -50,11 +50,11 @@ export interface TimelineView {
 
 export interface SeriesPoint {
   t: number;
-  /** Cumulative uncached input, cached input, output and cost up to `t`. */
+  /** Cumulative uncached input, cached input, output and cost up to `t` (cost null: nothing priced yet). */
   uncached: number;
   cached: number;
   output: number;
-  costUsd: number;
+  costUsd: number | null;
 }
 
 export interface ContextItem {

@@ -100,8 +100,10 @@ describe('one timeline, two renderers', () => {
     expect(kinds).toContain(SEG_WAIT);
     expect(segs[0]).toBe(0);
     expect(view.timeline.startMs - view.timeline.runStartMs).toBe(20_000);
-    // The agent's calls had no price: null, never 0.
+    // The agent's calls had no price: null, never 0 (its row, the run, the cost series).
     expect(view.agents[0]?.costUsd).toBeNull();
+    expect(view.costUsd).toBeNull();
+    expect(view.series.map((p) => p.costUsd)).toEqual([null, null]);
   });
 
   it('says unpriced and what a 429 did in the report', () => {
