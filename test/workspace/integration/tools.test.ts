@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/store/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../../src/workspace/integration/index.js';
+import { createMergeStatusTool } from '../../../src/workspace/integration/tools.js';
 import { openTestStore } from '../../helpers/db.js';
 import { sh, write } from '../helpers.js';
 import { commitFiles, type Fixture, makeFixture } from './fixture.js';
@@ -100,5 +101,52 @@ describe('merge_request and sync tools', () => {
     expect(again.content).toContain('Nothing landed since your last sync');
     const events = await store.log.read(f.runId, { agent: 'lee', kinds: ['workspace.synced'] });
     expect(events.map((e) => e.data)).toMatchObject([{ landedSince: 2, conflicts: [] }, { landedSince: 0 }]);
+  });
+  it('submit and move on: merge_request answers when queued, the outcome comes by message, merge_status tells', async () => {
+    const queue = f.queue();
+    const lea = await f.ownRepo('lea');
+    const ctx = {
+      runId: f.runId,
+      agent: 'lea',
+      worktree: lea.path,
+      branch: lea.branch,
+      publish: lea.publish,
+      queue,
+      hubPath: f.hub,
+      log: store.log,
+      submitAndMoveOn: true,
+    };
+    const status = createMergeStatusTool(ctx);
+    write(lea.path, 'src/lea.txt', 'lea\n');
+    const dmsBefore = f.dms.length;
+    const queued = await createMergeRequestTool(ctx).run({ note: 'add lea.txt' }, {});
+    expect(queued.isError).toBe(false);
+    const mr = Number(/Merge request (\d+) is queued/.exec(queued.content)?.[1]);
+    expect(mr).toBeGreaterThan(0);
+    expect(queued.content).toMatch(/direct message/);
+    // Waiting through merge_status gives the outcome; the author was also told by message.
+    const landed = await status.run({ mr, wait: true }, {});
+    expect(landed).toMatchObject({ isError: false });
+    expect(landed.content).toContain(
+      `Merge request ${mr} landed on main as ${sh(f.hub, 'rev-parse', 'main')}`,
+    );
+    const told = f.dms.slice(dmsBefore).filter((m) => m.to === 'lea');
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toMatch(new RegExp(`^Your merge request ${mr} landed on main as `));
+    expect((await status.run({ mr }, {})).content).toContain('landed on main');
+    // An empty change is told by message too (it is not a FAIL for anyone else).
+    const again = await createMergeRequestTool(ctx).run({ note: 'nothing new' }, {});
+    const emptyMr = Number(/Merge request (\d+) is queued/.exec(again.content)?.[1]);
+    const empty = await status.run({ mr: emptyMr, wait: true }, {});
+    expect(empty.content).toContain('nothing_to_merge');
+    expect(
+      f.dms
+        .slice(dmsBefore)
+        .filter((m) => m.to === 'lea')
+        .at(-1)?.text,
+    ).toMatch(/changes nothing on main/);
+    // Unknown ids are errors, with and without wait.
+    expect((await status.run({ mr: 9999 }, {})).isError).toBe(true);
+    expect((await status.run({ mr: 9999, wait: true }, {})).isError).toBe(true);
   });
 });
