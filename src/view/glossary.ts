@@ -19,9 +19,24 @@ export const GLOSSARY = {
 
 export type GlossaryTerm = keyof typeof GLOSSARY;
 
-/** The glossary as indented lines for a command's --help. */
+/** The glossary for a command's --help: one entry per term, wrapped at `width` with a hanging indent. */
 export function glossaryLines(
   terms: readonly GlossaryTerm[] = Object.keys(GLOSSARY) as GlossaryTerm[],
+  width = 100,
 ): string {
-  return terms.map((t) => `  ${GLOSSARY[t]}`).join('\n');
+  return terms.map((t) => wrap(GLOSSARY[t], width, '  ', '    ')).join('\n');
+}
+
+function wrap(text: string, width: number, first: string, rest: string): string {
+  const lines: string[] = [];
+  let line = first;
+  for (const word of text.split(' ')) {
+    const fresh = line === first || line === rest;
+    if (!fresh && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = rest + word;
+    } else line += fresh ? word : ` ${word}`;
+  }
+  lines.push(line);
+  return lines.join('\n');
 }

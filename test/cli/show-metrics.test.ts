@@ -119,4 +119,24 @@ describe('colony show: team metrics', () => {
       coordinationShareOfUncachedInput: 0,
     });
   });
+
+  it('points from the team line to its explanation, which --help of show and compare give', async () => {
+    const text = (await colony(['show', runId])).stdout;
+    expect(text).toMatch(/team: CriticalSteps .*\n\s+\(what these numbers mean: colony show --help\)/);
+    for (const command of ['show', 'compare']) {
+      const help = (await colony([command, '--help'])).stdout;
+      for (const term of [
+        'CriticalSteps:',
+        'parallelism:',
+        'coordination share:',
+        'finish rate:',
+        'cached input:',
+      ])
+        expect(help, `${command} --help: ${term}`).toMatch(new RegExp(`^  ${term} \\S`, 'm'));
+      expect(
+        help.split('\n').every((line) => line.length <= 100),
+        `${command} --help fits 100 columns`,
+      ).toBe(true);
+    }
+  });
 });

@@ -67,7 +67,11 @@ never touched. The result is fetched into your repository as the branch colony/<
                        on), allowNetwork, passEnv and models[].baseUrl/apiKeyEnv are refused there.
                        No file may send a vendor's key (OPENAI_API_KEY, …) to another host; only
                        --base-url or OPENAI_BASE_URL / ANTHROPIC_BASE_URL choose such an endpoint
-  --json               one JSON object per event, the run summary last`;
+  --json               one JSON object per event, the run summary last (run.started names the
+                       endpoints the run calls)
+
+The result arrives as the branch colony/<run-id> in your repository when something landed (none
+otherwise); the summary's numbers (CriticalSteps, parallelism, coordination share): colony show --help.`;
 
 const OPTIONS = {
   topology: { type: 'string' },
