@@ -18,7 +18,7 @@ import { ApprovalGate } from './approval.js';
 import { type BatchWindow, batchWindow } from './batch-window.js';
 import { buildCandidate, CandidateVerifier } from './candidate.js';
 import { changedFiles, changeSince, revParse } from './hub-git.js';
-import { admit, takeBatch } from './intake.js';
+import { Intake, takeBatch } from './intake.js';
 import { Landing, MAIN_REF } from './landing.js';
 import { MrLedger, resultFromLog } from './ledger.js';
 import { type IntegrationLock, localIntegrationLock } from './lock.js';
@@ -70,6 +70,7 @@ export class IntegrationQueue {
   private readonly verifier: CandidateVerifier;
   private readonly landing: Landing;
   private readonly gate: ApprovalGate;
+  private readonly intake: Intake;
   private pumping: Promise<void> | null = null;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -89,6 +90,15 @@ export class IntegrationQueue {
       reject: (mr, output) => this.rejectAwaiting(mr, output),
       parked: (request) => this.answerParked(request),
     });
+    this.intake = new Intake(
+      { runId: options.runId, hub: this.hub, log: options.log, lock: this.lock, ledger: this.ledger },
+      (branch, commit) => this.findLocal(branch, commit),
+      (request) => {
+        this.local.add(request.mr);
+        this.queue.push(request);
+        this.kick();
+      },
+    );
     this.recovered = this.human ? this.recoverParked() : Promise.resolve();
   }
 
@@ -107,23 +117,7 @@ export class IntegrationQueue {
   async enqueue(input: MergeRequestInput): Promise<EnqueueResult> {
     if (this.closed) return { ok: false, error: 'the integration queue is closed' };
     await this.recovered;
-    const intake = {
-      runId: this.options.runId,
-      hub: this.hub,
-      log: this.options.log,
-      lock: this.lock,
-      ledger: this.ledger,
-    };
-    return admit(
-      intake,
-      input,
-      (branch, commit) => this.findLocal(branch, commit),
-      (request) => {
-        this.local.add(request.mr);
-        this.queue.push(request);
-        this.kick();
-      },
-    );
+    return this.intake.admit(input);
   }
 
   /** Resolves when the request is landed or rejected (by this or another queue of the run). */

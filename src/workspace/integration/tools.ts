@@ -55,6 +55,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
       const queued = await ctx.queue.enqueue({
         agent: ctx.agent,
         branch: ctx.branch,
+        commit: published.value,
         note,
         ...(ctx.preApproved ? { preApproved: true } : {}),
         ...(ctx.submitAndMoveOn ? { notify: true } : {}),

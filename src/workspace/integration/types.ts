@@ -14,6 +14,8 @@ export interface MergeRequestInput {
   note: string;
   /** With manual approval: land without waiting for approve() (e.g. a sole integrator's own change). */
   preApproved?: boolean;
+  /** The branch tip to submit, when the caller knows it (it just published it); default: read from the hub. */
+  commit?: string;
   /**
    * The requester does not wait for the outcome (peers' merge_request): it hears it by direct message —
    * landed, or nothing to merge (a rejection is always sent).
