@@ -9,7 +9,10 @@
  * every landed one on hub main), the hash chain verifies, the run succeeded.
  *
  * Usage: npm run bench -- peers [--n 1000] [--files N] [--latency-ms 1000] [--concurrency 64]
- *        [--batch 8] [--home DIR] [--keep] [--sample-ms 250] [--sandbox off|on]
+ *        [--mode claims|board] [--home DIR] [--keep] [--sample-ms 250] [--sandbox off|on]
+ *
+ * `--mode` (bench/lib/peers-policy.ts): `claims` (default) finds work by grep + free-form claims;
+ * `board` through the task board (one peer adds a task per broken file, the others claim_next).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,7 +30,7 @@ import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { executeRun } from '../src/topology/execute-run.js';
 import { parseBenchArgs } from './lib/args.js';
 import { commitFixture } from './lib/fixture-repo.js';
-import { fileName, peersBenchPolicy } from './lib/peers-policy.js';
+import { fileName, type PeersBenchMode, peersBenchPolicy } from './lib/peers-policy.js';
 import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
 
 const MB = 1024 * 1024;
@@ -39,6 +42,9 @@ const COORDINATION_TOOLS = new Set([
   'message_read',
   'claim',
   'release',
+  'claim_next',
+  'tasks_add',
+  'tasks_ready',
 ]);
 
 function syntheticRepo(dir: string, files: number): { dir: string; commit: string } {
@@ -103,6 +109,8 @@ async function main(): Promise<void> {
   const sampleMs = args.number('sample-ms', 250);
   // off (default, as the figures in bench/README.md were taken) or on: every bash call and check in bwrap.
   const sandboxed = args.string('sandbox') === 'on';
+  const mode = (args.string('mode') ?? 'claims') as PeersBenchMode;
+  if (mode !== 'claims' && mode !== 'board') throw new Error(`--mode must be claims or board, not ${mode}`);
   const scratch = mkdtempSync(join(tmpdir(), 'colony-bench-peers-'));
   const home = args.string('home') ?? join(scratch, 'home');
   let store: Store | null = null;
@@ -141,7 +149,7 @@ async function main(): Promise<void> {
     await recordNewRun(store, spec);
     const chars = { coordination: 0, total: 0 };
     const provider = measuringProvider(
-      createScriptedProvider(peersBenchPolicy(), { latencyMs, promptCache: true }),
+      createScriptedProvider(peersBenchPolicy(mode), { latencyMs, promptCache: true }),
       chars,
     );
     const postgres = cachedTree(pm);
@@ -209,9 +217,9 @@ async function main(): Promise<void> {
       peerOrder.map((p) => (callsByPeer.get(p) ?? 0) * latencyMs),
       concurrency,
     );
-    // Integration: time peers spent inside merge_request (waiting for the queue), and merge latency.
+    // Integration: time peers spent inside merge_request and merge_status (waiting for the queue), and merge latency.
     const mergeToolMs = of('tool.finished')
-      .filter((e) => e.data.name === 'merge_request')
+      .filter((e) => e.data.name === 'merge_request' || e.data.name === 'merge_status')
       .reduce((sum, e) => sum + e.data.durationMs, 0);
     const lifetimes = new Map<string, number>();
     for (const e of of('agent.started')) lifetimes.set(e.agent ?? '', at(e));
@@ -225,7 +233,8 @@ async function main(): Promise<void> {
     const verified = await store.log.verify(spec.runId);
     const checks = {
       onePatchPerFile: filesWithOnePatch === files && extraPatches === 0,
-      conflictsPositive: conflicts > 0,
+      // Free-form claims must meet real contention; the board hands each task out once.
+      conflictsPositive: mode === 'board' || conflicts > 0,
       doubleGrantsZero: grants.violations.length === 0,
       noLostCommits: lostSubmitted === 0 && lostLanded === 0,
       chainVerified: verified.ok,
@@ -238,6 +247,7 @@ async function main(): Promise<void> {
         files,
         latencyMs,
         concurrency,
+        mode,
         status: result.summary.status,
         reason: result.summary.reason,
         sandbox: sandboxed,
@@ -251,6 +261,12 @@ async function main(): Promise<void> {
           requested: of('merge.requested').length,
           landed: of('merge.landed').length,
           rejected: of('merge.rejected').length,
+          rejectedBy: Object.fromEntries(
+            [...new Set(of('merge.rejected').map((e) => e.data.reason))].map((reason) => [
+              reason,
+              of('merge.rejected').filter((e) => e.data.reason === reason).length,
+            ]),
+          ),
         },
         mergeLatencyMs: {
           p50: percentile(mergeLatency, 0.5),

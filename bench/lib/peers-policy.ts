@@ -1,11 +1,21 @@
 /**
  * The scripted peer of the peers scale benchmark. Every peer runs the protocol of prompts/peer.md on
- * a synthetic repository of N independent files (`files/fNNNNN.txt`, each "broken"): gather (`sync`
- * main into its worktree, `grep` what is still broken, `context_read` the CLAIMs), claim one file
- * picked at random among those still broken and not held by others, fix it, merge_request, release,
- * and gather again — until nothing is broken. A conflict (two peers picking the same file before
- * seeing each other's CLAIM) makes it pick again.
- * The policy is a function of the request alone (the conversation), so it works after a resume.
+ * a synthetic repository of N independent files (`files/fNNNNN.txt`, each "broken"), submitting and
+ * moving on: a merge request answers once queued, its outcome arrives as a direct message, and the
+ * peer keeps the claim until then (it releases the file once the message says it landed).
+ *
+ * Two ways to find work (`mode`):
+ * - `claims` (free-form claims): gather (`sync` main in, `grep` what is still broken, `context_read`
+ *   the CLAIMs), claim one file picked at random among those still broken and not known to be held,
+ *   fix it, merge_request, and gather again. Two peers picking the same file before seeing each
+ *   other's CLAIM is a claim conflict; the loser picks again.
+ * - `board` (the task board): `claim_next`; on an empty board one peer claims `task:plan`, lists the
+ *   broken files and adds one task per file (the others wait on `claim_next`); then claim_next, fix,
+ *   merge_request, claim_next… A task is handed out once: no conflicts on files.
+ *
+ * With nothing left to take, a peer waits for its own outstanding requests (`merge_status {wait}`)
+ * before it answers. The policy is a function of the request alone (the conversation), so it works
+ * after a resume.
  */
 
 import { seededRandom } from '../../src/core/random.js';
@@ -14,13 +24,42 @@ import type { ModelRequest } from '../../src/model/types.js';
 
 export const fileName = (i: number) => `files/f${String(i).padStart(5, '0')}.txt`;
 
+export type PeersBenchMode = 'claims' | 'board';
+
 type Call = { name: string; arguments: string };
 
 const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
   toolCalls: [{ name, arguments: args }],
 });
 
-export function peersBenchPolicy(): ScriptedPolicy {
+/** What the conversation says about this peer's merge requests: file → MR, and which have an outcome. */
+interface Merges {
+  /** Submitted and not released yet, oldest first: the MR and the file it fixes. */
+  open: { mr: number; file: string }[];
+  /** MRs whose outcome the peer has seen (a direct message or merge_status), with it. */
+  outcome: Map<number, 'landed' | 'rejected'>;
+}
+
+function mergesOf(request: ModelRequest, calls: Call[], results: string[]): Merges {
+  const outcome = new Map<number, 'landed' | 'rejected'>();
+  for (const m of request.messages) {
+    if (m.role === 'assistant') continue;
+    for (const found of m.content.matchAll(/merge request (\d+) (landed|was rejected|changes nothing)/gi))
+      outcome.set(Number(found[1]), /landed/i.test(found[2] ?? '') ? 'landed' : 'rejected');
+  }
+  const open: Merges['open'] = [];
+  const released = new Set<string>();
+  for (const [i, c] of calls.entries()) {
+    if (c.name === 'release') released.add((JSON.parse(c.arguments) as { scope: string }).scope);
+    if (c.name !== 'merge_request') continue;
+    const mr = /Merge request (\d+) is queued/.exec(results[i] ?? '')?.[1];
+    const file = /^fix (\S+)/.exec((JSON.parse(c.arguments) as { note: string }).note)?.[1];
+    if (mr && file) open.push({ mr: Number(mr), file });
+  }
+  return { open: open.filter((o) => !released.has(o.file)), outcome };
+}
+
+export function peersBenchPolicy(mode: PeersBenchMode = 'claims'): ScriptedPolicy {
   return (request: ModelRequest) => {
     const id = /Your peer ID is (peer-(\d+))\.$/.exec(request.system);
     if (!id) return { text: 'no peer ID in the system prompt' };
@@ -31,53 +70,121 @@ export function peersBenchPolicy(): ScriptedPolicy {
     const results = request.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     const last = calls.at(-1);
     const lastResult = results.at(-1) ?? '';
-    // Gather: sync (main into the worktree), list what is still broken, read the shared context.
-    if (!last || last.name === 'release') return call('sync', {});
-    if (last.name === 'sync') return call('bash', { command: 'grep -rl broken files || true' });
-    if (last.name === 'bash') return call('context_read', { kinds: ['CLAIM'], limit: 200 });
+    const merges = mergesOf(request, calls, results);
 
-    // What this peer knows: the broken files of its last look, minus those others hold or it tried.
-    const lastLook = results[calls.map((c) => c.name).lastIndexOf('bash')] ?? '';
-    const broken = [...new Set(lastLook.match(/files\/f\d+\.txt/g) ?? [])];
-    const taken = new Set<string>();
-    const lastGather = calls.map((c) => c.name).lastIndexOf('sync');
-    for (const [i, result] of results.entries()) {
-      if (i < lastGather) continue;
-      for (const match of result.matchAll(/#\d+ CLAIM \S+ \[([^\]]*)\]/g))
-        for (const file of (match[1] ?? '').split(', ')) taken.add(file);
-    }
-    const tried = calls
-      .slice(lastGather)
-      .flatMap((c) => (c.name === 'claim' ? [(JSON.parse(c.arguments) as { scope: string }).scope] : []));
-    for (const file of tried) taken.add(file);
-    const mine = tried.at(-1) ?? '';
-
-    const pick = (): ScriptedTurn => {
-      const left = broken.filter((f) => !taken.has(f));
-      if (broken.length === 0) return { text: `${id[1]}: nothing is broken any more` };
-      // Everything left is held by others: look again (they may fail and release).
-      if (left.length === 0) return call('sync', {});
-      // Seeded by peer and step, so a replayed conversation picks the same files.
-      const random = seededRandom(Number(id[2]) * 7919 + calls.length * 104729);
-      const file = left[Math.floor(random() * left.length)] as string;
-      return call('claim', { scope: file, summary: `fix ${file}` });
+    // First, let go of what landed (the claim was kept until its outcome came).
+    const settled = merges.open.find((o) => merges.outcome.has(o.mr));
+    if (settled)
+      return call('release', {
+        scope: settled.file,
+        outcome: merges.outcome.get(settled.mr) === 'landed' ? 'landed' : 'not landed',
+      });
+    // Nothing left to take: wait for this peer's own requests, then answer.
+    const finish = (why: string): ScriptedTurn => {
+      const waiting = merges.open[0];
+      if (waiting) return call('merge_status', { mr: waiting.mr, wait: true });
+      return { text: `${id[1]}: ${why}` };
     };
-
-    switch (last.name) {
-      case 'context_read':
-        return pick();
-      case 'claim':
-        if (lastResult.startsWith('Conflict')) return pick();
-        return call('write', { path: mine, content: `fixed ${mine}\n` });
-      case 'write':
-        return call('merge_request', { note: `fix ${mine}` });
-      case 'merge_request':
-        return call('release', {
-          scope: mine,
-          outcome: /landed/i.test(lastResult) ? 'landed' : 'not landed',
-        });
-      default:
-        return { text: `${id[1]}: unexpected tool ${last.name}` };
-    }
+    return mode === 'board'
+      ? boardTurn(id[1] as string, calls, results, last, lastResult, finish)
+      : claimsTurn(Number(id[2]), calls, results, last, lastResult, finish);
   };
+}
+
+function boardTurn(
+  me: string,
+  calls: Call[],
+  results: string[],
+  last: Call | undefined,
+  lastResult: string,
+  finish: (why: string) => ScriptedTurn,
+): ScriptedTurn {
+  const mine = calls.filter((c) => c.name === 'claim_next').length;
+  if (!last || last.name === 'release' || last.name === 'merge_request' || last.name === 'merge_status')
+    return call('claim_next', {});
+  switch (last.name) {
+    case 'claim_next': {
+      const file = /scope (files\/f\d+\.txt)/.exec(lastResult)?.[1];
+      if (file) return call('write', { path: file, content: `fixed ${file}\n` });
+      // Nothing ready. An empty board: plan it (one peer wins task:plan); else, if tasks are still
+      // held by others or not added yet, look again; if every task is done, stop.
+      if (/no tasks? (yet|on the board)|board is empty/i.test(lastResult)) {
+        const planned = calls.some((c) => c.name === 'claim' && c.arguments.includes('task:plan'));
+        if (!planned) return call('claim', { scope: 'task:plan', summary: 'list the broken files as tasks' });
+        return call('claim_next', {});
+      }
+      if (/\b0 open\b/.test(lastResult) && !/\b[1-9]\d* claimed\b/.test(lastResult))
+        return finish(`nothing left on the board after ${mine} claim_next calls`);
+      return call('claim_next', {});
+    }
+    case 'claim':
+      if (/^Granted/.test(lastResult)) return call('bash', { command: 'grep -rl broken files || true' });
+      return call('claim_next', {});
+    case 'bash': {
+      const broken = [...new Set(lastResult.match(/files\/f\d+\.txt/g) ?? [])];
+      return call('tasks_add', { tasks: broken.map((file) => ({ title: `fix ${file}`, scope: file })) });
+    }
+    case 'tasks_add':
+      return call('release', { scope: 'task:plan', outcome: 'done: tasks added' });
+    case 'write': {
+      const file = (JSON.parse(last.arguments) as { path: string }).path;
+      return call('merge_request', { note: `fix ${file}` });
+    }
+    default:
+      return { text: `${me}: unexpected tool ${last.name} (${results.length} results)` };
+  }
+}
+
+function claimsTurn(
+  peer: number,
+  calls: Call[],
+  results: string[],
+  last: Call | undefined,
+  lastResult: string,
+  finish: (why: string) => ScriptedTurn,
+): ScriptedTurn {
+  // Gather: sync (main into the worktree), list what is still broken, read the shared context.
+  if (!last || last.name === 'release' || last.name === 'merge_request' || last.name === 'merge_status')
+    return call('sync', {});
+  if (last.name === 'sync') return call('bash', { command: 'grep -rl broken files || true' });
+  if (last.name === 'bash') return call('context_read', { kinds: ['CLAIM'], limit: 200 });
+
+  // What this peer knows: the broken files of its last look, minus those others hold or it tried.
+  const lastLook = results[calls.map((c) => c.name).lastIndexOf('bash')] ?? '';
+  const broken = [...new Set(lastLook.match(/files\/f\d+\.txt/g) ?? [])];
+  const taken = new Set<string>();
+  const lastGather = calls.map((c) => c.name).lastIndexOf('sync');
+  for (const [i, result] of results.entries()) {
+    if (i < lastGather) continue;
+    for (const match of result.matchAll(/#\d+ CLAIM \S+ \[([^\]]*)\]/g))
+      for (const file of (match[1] ?? '').split(', ')) taken.add(file);
+  }
+  const tried = calls
+    .slice(lastGather)
+    .flatMap((c) => (c.name === 'claim' ? [(JSON.parse(c.arguments) as { scope: string }).scope] : []));
+  for (const file of tried) taken.add(file);
+  const mine = tried.at(-1) ?? '';
+
+  const pick = (): ScriptedTurn => {
+    const left = broken.filter((f) => !taken.has(f));
+    if (broken.length === 0) return finish('nothing is broken any more');
+    // Everything left is held by others: look again (they may fail and release).
+    if (left.length === 0) return call('sync', {});
+    // Seeded by peer and step, so a replayed conversation picks the same files.
+    const random = seededRandom(peer * 7919 + calls.length * 104729);
+    const file = left[Math.floor(random() * left.length)] as string;
+    return call('claim', { scope: file, summary: `fix ${file}` });
+  };
+
+  switch (last.name) {
+    case 'context_read':
+      return pick();
+    case 'claim':
+      if (lastResult.startsWith('Conflict')) return pick();
+      return call('write', { path: mine, content: `fixed ${mine}\n` });
+    case 'write':
+      return call('merge_request', { note: `fix ${mine}` });
+    default:
+      return { text: `peer-${peer}: unexpected tool ${last.name}` };
+  }
 }
