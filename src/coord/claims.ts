@@ -14,6 +14,7 @@ import { KeyedGroupCommit } from '../store/group-commit.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
 import { parseScope, type Scope } from './scope.js';
 import { errorText, isoText } from './sql.js';
+import { type BoardTask, readyTasks } from './task-queries.js';
 import type { AgentRef, Result } from './types.js';
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -46,7 +47,11 @@ export interface ClaimConflict {
   holderScope: string;
   summary: string;
   heldMs: number;
+  /** Up to 5 ready board tasks nobody holds, nearest to the requested scope first ([] without a board). */
+  nearby: BoardTask[];
 }
+
+export const MAX_NEARBY = 5;
 
 export type ClaimOutcome = ClaimGranted | ClaimConflict;
 
@@ -130,6 +135,11 @@ export class ClaimService {
           holderScope: row.scope,
           summary: row.summary ?? '',
           heldMs: Number(row.held_ms ?? 0),
+          // A suggestion read after the batch, outside the claims lock; claim_next decides.
+          nearby: await readyTasks(this.pool, input.runId, input.agent, {
+            limit: MAX_NEARBY,
+            near: scope,
+          }).catch(() => []),
         };
         return { ok: true, value: conflict };
       }

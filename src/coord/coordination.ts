@@ -1,12 +1,13 @@
 /**
  * The coordination services of one store: shared context, messages (with the process's LISTEN
- * connection) and claims. Create one per process; close it before closing the store.
+ * connection), claims and the task board on them. Create one per process; close it before closing the store.
  */
 import type { Store } from '../store/index.js';
 import { ClaimService } from './claims.js';
 import { ContextService } from './context.js';
 import { NotifyListener } from './listener.js';
 import { MessageService } from './messages.js';
+import { TaskService } from './tasks.js';
 
 export interface CoordinationOptions {
   /** Claim lease (default 5 minutes). */
@@ -19,6 +20,7 @@ export class Coordination {
   readonly context: ContextService;
   readonly messages: MessageService;
   readonly claims: ClaimService;
+  readonly tasks: TaskService;
   readonly listener: NotifyListener;
 
   constructor(store: Pick<Store, 'pool' | 'connection'>, options: CoordinationOptions = {}) {
@@ -26,6 +28,7 @@ export class Coordination {
     this.context = new ContextService(store.pool);
     this.messages = new MessageService(store.pool, this.listener);
     this.claims = new ClaimService(store.pool, options);
+    this.tasks = new TaskService(store.pool, this.claims.leaseMs);
   }
 
   /** Ends the LISTEN connection and wakes idle waiters (they resolve `closed`). */

@@ -1,4 +1,4 @@
-/** Coordination: shared context, messages, claims (docs/coordination.md). */
+/** Coordination: shared context, messages, claims, the task board (docs/coordination.md). */
 
 export { formatDirectMessage } from '../agent/direct-message.js';
 export {
@@ -11,6 +11,7 @@ export {
   DEFAULT_LEASE_MS,
   type Heartbeat,
   type HeldClaim,
+  MAX_NEARBY,
   type ReleaseInput,
 } from './claims.js';
 export {
@@ -36,7 +37,11 @@ export {
   type SendInput,
   type WaitOutcome,
 } from './messages.js';
+export { isDoneOutcome } from './outcome.js';
 export { parseScope, type Scope, scopeCovers, scopesOverlap } from './scope.js';
+export { MAX_TASKS_PER_ADD, MAX_TITLE_CHARS, type TaskInput } from './task-input.js';
+export type { BoardTask, TaskCounts } from './task-queries.js';
+export { type AddedTask, type ClaimNextOutcome, DEFAULT_READY_LIMIT, TaskService } from './tasks.js';
 export { COORDINATION_TOOL_NAMES, createCoordinationTools } from './tools/index.js';
 export {
   type AgentRef,

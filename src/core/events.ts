@@ -109,6 +109,27 @@ export interface EventPayloads {
   'claim.conflict': { scope: string; holder: string; holderScope: string; heldMs: number };
   'claim.released': { claimId: number; scope: string; outcome: string };
   'claim.expired': { claimId: number; scope: string; holder: string; heldMs: number };
+  /** Task board (docs/coordination.md § Task board); agent = the adder / claimant / holder. */
+  'task.added': {
+    id: number;
+    key: string;
+    title: string;
+    scope: string;
+    after: number[];
+    hasDetail: boolean;
+  };
+  /** claim_next granted the task's scope (the claim.granted event precedes it). */
+  'task.claimed': { id: number; scope: string; claimId: number };
+  /** The claim on the task was released with a done outcome (starts with "done" or "landed"). */
+  'task.done': { id: number; scope: string; claimId: number; outcome: string };
+  /** The claim claim_next granted ended otherwise: the task is back on the board. */
+  'task.reopened': {
+    id: number;
+    scope: string;
+    claimId: number;
+    reason: 'released' | 'expired';
+    outcome: string | null;
+  };
 
   // Integration queue — see docs/integration.md.
   'merge.requested': { mr: number; branch: string; commit: string; note: string };

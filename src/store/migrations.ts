@@ -4,11 +4,18 @@ import { migration001 } from './migrations/001-event-log.js';
 import { migration002 } from './migrations/002-chain-cache.js';
 import { migration003 } from './migrations/003-coordination.js';
 import { migration004 } from './migrations/004-run-slots.js';
+import { migration005 } from './migrations/005-task-board.js';
 
 export type { Migration } from './migration-types.js';
 
 /** All migrations, in version order. Append new ones here. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004];
+export const MIGRATIONS: readonly Migration[] = [
+  migration001,
+  migration002,
+  migration003,
+  migration004,
+  migration005,
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
 

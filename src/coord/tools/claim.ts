@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
-import { formatDuration } from './format.js';
+import { formatDuration, formatTask } from './format.js';
 
 const schema = z.object({
   scope: z
@@ -28,10 +28,14 @@ export function createClaimTool(coord: Coordination, runId: string, agent: strin
       if (!result.ok) return fail(result.error);
       const outcome = result.value;
       if (outcome.status === 'conflict') {
-        return ok(
+        const text =
           `Conflict: ${outcome.holder} holds ${outcome.holderScope} (for ${formatDuration(outcome.heldMs)}): ` +
-            `"${outcome.summary}". Choose other work, or settle it with ${outcome.holder} by direct message ` +
-            `(message_send with to "${outcome.holder}").`,
+          `"${outcome.summary}". Choose other work, or settle it with ${outcome.holder} by direct message ` +
+          `(message_send with to "${outcome.holder}").`;
+        if (outcome.nearby.length === 0) return ok(text);
+        const free = outcome.nearby.map(formatTask).join('\n');
+        return ok(
+          `${text}\nFree tasks on the board (take one with claim_next, or claim its scope):\n${free}`,
         );
       }
       if (outcome.existing) {

@@ -1,6 +1,7 @@
 /** Text the coordination tools show the model. */
 import type { ContextEntry, ContextGist } from '../context.js';
 import type { CoordMessage } from '../messages.js';
+import type { BoardTask, TaskCounts } from '../task-queries.js';
 import { USER_SENDER } from '../types.js';
 
 export function formatDuration(ms: number): string {
@@ -48,4 +49,22 @@ export function formatMessages(direct: CoordMessage[], channel: CoordMessage[], 
   }
   if (more) lines.push('(more unread messages: call message_read again)');
   return lines;
+}
+
+/** One board task on one line: `#5 [src/b.ts] title (after #2, #3) (+detail)`. */
+export function formatTask(task: BoardTask): string {
+  const after = task.after.length > 0 ? ` (after ${task.after.map((id) => `#${id}`).join(', ')})` : '';
+  const more = task.detail !== null ? ' (+detail)' : '';
+  return `#${task.id} [${task.scope}] ${task.title}${after}${more}`;
+}
+
+export function formatCounts(c: TaskCounts): string {
+  const parts = [
+    `${c.ready} ready for you`,
+    `${c.blocked} blocked by unfinished predecessors`,
+    `${c.claimed} claimed by others`,
+  ];
+  if (c.failedByYou > 0) parts.push(`${c.failedByYou} you released unfinished before`);
+  const dropped = c.dropped > 0 ? `, ${c.dropped} dropped` : '';
+  return `Board: ${c.open} open (${parts.join(', ')}), ${c.done} done${dropped}.`;
 }

@@ -12,7 +12,9 @@ const schema = z.object({
 export function createReleaseTool(coord: Coordination, runId: string, agent: string): Tool {
   return defineTool({
     name: 'release',
-    description: 'Release one of your claims so others may take the scope; say what came of it.',
+    description:
+      'Release one of your claims so others may take the scope; say what came of it. An outcome starting ' +
+      'with "done" or "landed" marks the board task on this scope done; any other outcome leaves it open.',
     schema,
     mutates: false,
     async run(args) {
