@@ -200,6 +200,27 @@ describe('task board', () => {
     expect(taskId(await next(runId, 'z'))).toBe(4);
   });
 
+  it('two tasks on one scope (explicit keys): a done release finishes only the task it was granted for', async () => {
+    const runId = testRunId('tasks');
+    await add(runId, [
+      { title: 'first pass', scope: 'x/', key: 'x1' },
+      { title: 'second pass', scope: 'x/', key: 'x2' },
+    ]);
+    expect(taskId(await next(runId, 'a'))).toBe(1);
+    expect(taskId(await next(runId, 'b'))).toBe(null);
+    await release(runId, 'a', 'x/', 'done');
+    expect(taskId(await next(runId, 'b'))).toBe(2);
+    // A claim made by hand on a board scope finishes the lowest-id open task on exactly that scope.
+    await add(runId, [
+      { title: 'hand 1', scope: 'y/', key: 'y1' },
+      { title: 'hand 2', scope: 'y/', key: 'y2' },
+    ]);
+    await coord.claims.claim({ runId, agent: 'm', scope: 'y/', summary: 'by hand' });
+    await release(runId, 'm', 'y/', 'done');
+    const done = (await store.log.read(runId, { kinds: ['task.done'] })) as StoredEvent<'task.done'>[];
+    expect(done.map((e) => e.data.id)).toEqual([1, 3]);
+  });
+
   it('claim on a conflict suggests free board tasks nearest to the scope', async () => {
     const runId = testRunId('tasks');
     await add(runId, [

@@ -91,15 +91,24 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
   c record;
   t record;
+  v_task bigint;
 BEGIN
   FOR c IN SELECT k.id, k.agent, k.scope_kind, k.scope_key, k.end_kind, k.outcome FROM colony.claims k
            WHERE k.id = ANY (p_ids) ORDER BY k.id LOOP
     IF c.end_kind = 'released' AND colony.coord_outcome_done(c.outcome) THEN
-      -- The task claim_next granted this claim for, or an open task on exactly this scope.
+      v_task := NULL;
+      -- The task claim_next granted this claim for; for a claim made with claim, the lowest-id open
+      -- task on exactly its scope.
+      SELECT x.id INTO v_task FROM colony.tasks x WHERE x.claim_id = c.id AND x.run_id = p_run AND x.status = 'open';
+      IF v_task IS NULL THEN
+        SELECT x.id INTO v_task FROM colony.tasks x
+        WHERE x.run_id = p_run AND x.status = 'open' AND x.claim_id IS NULL
+          AND x.scope_kind = c.scope_kind AND x.scope_key = c.scope_key
+        ORDER BY x.id LIMIT 1;
+      END IF;
       FOR t IN UPDATE colony.tasks x SET status = 'done', claim_id = NULL, done_claim = c.id,
                  updated_at = clock_timestamp()
-               WHERE x.run_id = p_run AND x.status = 'open'
-                 AND (x.claim_id = c.id OR (x.scope_kind = c.scope_kind AND x.scope_key = c.scope_key))
+               WHERE x.run_id = p_run AND x.id = v_task
                RETURNING x.id, x.scope LOOP
         UPDATE colony.tasks s SET blocked_by = s.blocked_by - 1
         WHERE s.run_id = p_run AND s.status = 'open' AND t.id = ANY (s.after_ids);
