@@ -67,8 +67,9 @@ describe('task board', () => {
       status: 'none',
       counts: { total: 3, open: 3, ready: 0, blocked: 2, claimed: 1, failedByYou: 0, done: 0, dropped: 0 },
     });
-    // Calling again while holding a task returns that task (no hoarding).
-    expect(await next(runId, 'a')).toMatchObject({ status: 'granted', task: { id: 1 }, existing: true });
+    // Calling again while holding a task: nothing else is ready, so nothing (a peer takes the next
+    // task while its merge request waits; the cap on held tasks is tested below).
+    expect(await next(runId, 'a')).toMatchObject({ status: 'none', counts: { ready: 0, claimed: 1 } });
 
     await release(runId, 'a', 'src/lexer/', 'done: landed abc123');
     expect(taskId(await next(runId, 'b'))).toBe(2);
@@ -244,6 +245,22 @@ describe('task board', () => {
     await coord.claims.claim({ runId: bare, agent: 'a', scope: 'x/', summary: 'a' });
     const plain = await coord.claims.claim({ runId: bare, agent: 'b', scope: 'x/', summary: 'b' });
     expect(plain.ok && plain.value.status === 'conflict' && plain.value.nearby).toEqual([]);
+  });
+
+  it('an agent holds at most 4 open board tasks: then claim_next gives back its oldest one', async () => {
+    const runId = testRunId('tasks-cap');
+    await add(
+      runId,
+      Array.from({ length: 6 }, (_, i) => ({ title: `t${i + 1}`, scope: `files/t${i + 1}.txt` })),
+    );
+    const ids: (number | null)[] = [];
+    for (let i = 0; i < 4; i++) ids.push(taskId(await next(runId, 'a')));
+    expect(ids).toEqual([1, 2, 3, 4]);
+    expect(await next(runId, 'a')).toMatchObject({ status: 'granted', task: { id: 1 }, existing: true });
+    // Another agent still gets the next free one; a done release makes room for a.
+    expect(taskId(await next(runId, 'b'))).toBe(5);
+    await release(runId, 'a', 'files/t1.txt', 'done: landed');
+    expect(await next(runId, 'a')).toMatchObject({ status: 'granted', task: { id: 6 }, existing: false });
   });
 
   it('dedupe by key: existing tasks are reported, not added again', async () => {

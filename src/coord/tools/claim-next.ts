@@ -13,7 +13,9 @@ export function createClaimNextTool(coord: Coordination, runId: string, agent: s
       'Take the next ready task from the task board: the lowest-id task whose predecessors are done and ' +
       'whose scope nobody holds. Atomic: no two agents get the same task. You then hold a claim on its ' +
       'scope; release it with an outcome starting with "done" (or "landed") when it landed, or with the ' +
-      'reason otherwise (the task goes back on the board). When nothing is ready you get the counts.',
+      'reason otherwise (the task goes back on the board). You may take the next task while a merge ' +
+      'request of yours waits (up to 4 open tasks; at 4 you get your oldest back). When nothing is ready ' +
+      'you get the counts.',
     schema: z.object({}),
     mutates: false,
     async run() {

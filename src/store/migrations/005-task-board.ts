@@ -254,8 +254,10 @@ $fn$;
 
 -- Grants the lowest-id ready task to the agent: open, every predecessor done, not held, its scope
 -- free of every live claim, not released unfinished by this agent before. The grant is coord_claim's
--- (claim.granted, CLAIM entry, lease), in the same transaction and under the same lock. An agent that
--- already holds a board task gets that one back (lease renewed): calling again never hoards tasks.
+-- (claim.granted, CLAIM entry, lease), in the same transaction and under the same lock. A peer keeps a
+-- task's claim until its merge request has landed and takes the next task meanwhile (submit and move
+-- on), so an agent may hold up to 4 open board tasks; at 4 it gets its oldest one back (lease renewed):
+-- calling again and again never hoards more.
 CREATE FUNCTION colony.coord_claim_next(p_run text, p_agent text, p_lease_ms integer)
 RETURNS TABLE (status text, task_id bigint, title text, detail text, scope text, claim_id bigint, entry_id bigint)
 LANGUAGE plpgsql AS $fn$
@@ -269,11 +271,11 @@ BEGIN
   INSERT INTO colony.context_heads AS h (run_id, last_id) VALUES (p_run, 0)
   ON CONFLICT (run_id) DO UPDATE SET last_id = h.last_id;
   PERFORM colony.coord_expire(p_run);
-  SELECT x.id, x.title, x.detail, x.scope, k.id AS claim INTO t
+  SELECT x.id, x.title, x.detail, x.scope, k.id AS claim, count(*) OVER () AS held INTO t
   FROM colony.claims k JOIN colony.tasks x ON x.claim_id = k.id
   WHERE k.run_id = p_run AND k.agent = p_agent AND k.ended_at IS NULL AND x.status = 'open'
   ORDER BY x.id LIMIT 1;
-  IF FOUND THEN
+  IF FOUND AND t.held >= 4 THEN
     UPDATE colony.claims k SET lease_until = clock_timestamp() + make_interval(secs => k.lease_ms / 1000.0)
     WHERE k.id = t.claim;
     RETURN QUERY SELECT 'existing'::text, t.id, t.title, t.detail, t.scope, t.claim, NULL::bigint;
