@@ -53,9 +53,13 @@ CREATE FUNCTION colony.coord_key_prefixes(p_key text) RETURNS text[] LANGUAGE sq
   WHERE i = 0 OR substr(p_key, i, 1) = '/'
 $fn$;
 
--- True when no live claim (of anyone) overlaps the scope (same rules as coord_claim).
+-- True when no live claim (of anyone) overlaps the scope (same rules as coord_claim). Each probe is
+-- an equality or range on claims_live_scope; the prefixes go through a variable so that they are
+-- computed once, not per row.
 CREATE FUNCTION colony.coord_scope_free(p_run text, p_kind text, p_key text) RETURNS boolean
 LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+  v_prefix text;
 BEGIN
   IF p_kind = 'task' THEN
     RETURN NOT EXISTS (SELECT 1 FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
@@ -65,12 +69,96 @@ BEGIN
     RETURN NOT EXISTS (SELECT 1 FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
       AND k.scope_kind = 'path');
   END IF;
+  FOREACH v_prefix IN ARRAY colony.coord_key_prefixes(p_key) LOOP
+    IF EXISTS (SELECT 1 FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
+               AND k.scope_kind = 'path' AND (k.scope_key COLLATE "C") = v_prefix) THEN
+      RETURN false;
+    END IF;
+  END LOOP;
   -- Keys end with '/', and '0' is the byte after '/': descendants are [key, key-without-slash || '0').
   RETURN NOT EXISTS (SELECT 1 FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
-      AND k.scope_kind = 'path' AND (k.scope_key COLLATE "C") = ANY (colony.coord_key_prefixes(p_key)))
-    AND NOT EXISTS (SELECT 1 FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
+    AND k.scope_kind = 'path' AND (k.scope_key COLLATE "C") >= p_key
+    AND (k.scope_key COLLATE "C") < (left(p_key, -1) || '0'));
+END
+$fn$;
+
+-- coord_claim of migration 003, unchanged but for how it finds a conflicting claim.
+CREATE OR REPLACE FUNCTION colony.coord_claim(p_run text, p_agent text, p_scope text, p_kind text, p_key text,
+                                   p_summary text, p_lease_ms integer)
+RETURNS TABLE (status text, claim_id bigint, scope text, holder text, summary text, held_ms bigint,
+               entry_id bigint)
+LANGUAGE plpgsql AS $fn$
+#variable_conflict use_column
+DECLARE
+  c record;
+  v_claim bigint;
+  v_entry bigint;
+  v_best bigint;
+  v_id bigint;
+  v_prefix text;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtextextended('colony.claims:' || p_run, 0));
+  -- Lock the run's context head before any event is written: posts take it before the run's event
+  -- head too, so both orders agree (no deadlock between a grant and a concurrent post).
+  INSERT INTO colony.context_heads AS h (run_id, last_id) VALUES (p_run, 0)
+  ON CONFLICT (run_id) DO UPDATE SET last_id = h.last_id;
+  PERFORM colony.coord_expire(p_run);
+  -- Already covered by one of the agent's own claims (same scope or an ancestor): renew it.
+  SELECT k.id, k.scope INTO c FROM colony.claims k
+  WHERE k.run_id = p_run AND k.agent = p_agent AND k.ended_at IS NULL AND k.scope_kind = p_kind
+    AND CASE WHEN p_kind = 'task' THEN k.scope_key = p_key ELSE starts_with(p_key, k.scope_key) END
+  ORDER BY k.id LIMIT 1;
+  IF FOUND THEN
+    UPDATE colony.claims k SET lease_until = clock_timestamp() + make_interval(secs => k.lease_ms / 1000.0)
+    WHERE k.id = c.id;
+    RETURN QUERY SELECT 'existing'::text, c.id, c.scope, p_agent, NULL::text, NULL::bigint, NULL::bigint;
+    RETURN;
+  END IF;
+  -- The oldest overlapping claim of another agent, by index probes: the same key, each ancestor
+  -- folder key, and the range of descendant keys (migration 003 scanned every live claim). OFFSET 0
+  -- keeps the planner from turning min(id) into a walk of the primary key over every run's claims.
+  IF p_kind = 'task' THEN
+    SELECT min(o.id) INTO v_best FROM (SELECT k.id FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
+      AND k.scope_kind = 'task' AND (k.scope_key COLLATE "C") = p_key AND k.agent <> p_agent OFFSET 0) o;
+  ELSIF p_key = '' THEN
+    SELECT min(o.id) INTO v_best FROM (SELECT k.id FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
+      AND k.scope_kind = 'path' AND k.agent <> p_agent OFFSET 0) o;
+  ELSE
+    FOREACH v_prefix IN ARRAY colony.coord_key_prefixes(p_key) LOOP
+      SELECT min(o.id) INTO v_id FROM (SELECT k.id FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
+        AND k.scope_kind = 'path' AND (k.scope_key COLLATE "C") = v_prefix AND k.agent <> p_agent OFFSET 0) o;
+      v_best := least(v_best, v_id);
+    END LOOP;
+    SELECT min(o.id) INTO v_id FROM (SELECT k.id FROM colony.claims k WHERE k.run_id = p_run AND k.ended_at IS NULL
       AND k.scope_kind = 'path' AND (k.scope_key COLLATE "C") >= p_key
-      AND (k.scope_key COLLATE "C") < (left(p_key, -1) || '0'));
+      AND (k.scope_key COLLATE "C") < (left(p_key, -1) || '0') AND k.agent <> p_agent OFFSET 0) o;
+    v_best := least(v_best, v_id);
+  END IF;
+  SELECT k.id, k.agent, k.scope, k.summary,
+         (extract(epoch FROM clock_timestamp() - k.granted_at) * 1000)::bigint AS held_ms
+  INTO c FROM colony.claims k WHERE k.id = v_best;
+  IF FOUND THEN
+    INSERT INTO colony.events (run_id, agent, kind, data) VALUES (p_run, p_agent, 'claim.conflict',
+      jsonb_build_object('scope', p_scope, 'holder', c.agent, 'holderScope', c.scope, 'heldMs', c.held_ms));
+    RETURN QUERY SELECT 'conflict'::text, c.id, c.scope, c.agent, c.summary, c.held_ms, NULL::bigint;
+    RETURN;
+  END IF;
+  INSERT INTO colony.claims (run_id, agent, scope, scope_kind, scope_key, summary, lease_ms, granted_at, lease_until)
+  VALUES (p_run, p_agent, p_scope, p_kind, p_key, p_summary, p_lease_ms, clock_timestamp(),
+          clock_timestamp() + make_interval(secs => p_lease_ms / 1000.0))
+  RETURNING id INTO v_claim;
+  INSERT INTO colony.context_heads AS h (run_id, last_id) VALUES (p_run, 1)
+  ON CONFLICT (run_id) DO UPDATE SET last_id = h.last_id + 1
+  RETURNING h.last_id INTO v_entry;
+  INSERT INTO colony.context_entries (run_id, id, author, kind, summary, scope)
+  VALUES (p_run, v_entry, p_agent, 'CLAIM', p_summary, ARRAY[p_scope]);
+  INSERT INTO colony.events (run_id, agent, kind, data) VALUES
+    (p_run, p_agent, 'claim.granted',
+     jsonb_build_object('claimId', v_claim, 'scope', p_scope, 'summary', p_summary, 'leaseMs', p_lease_ms)),
+    (p_run, p_agent, 'context.posted',
+     jsonb_build_object('id', v_entry, 'kind', 'CLAIM', 'summary', p_summary, 'scope', jsonb_build_array(p_scope),
+                        'hasDetail', false));
+  RETURN QUERY SELECT 'granted'::text, v_claim, p_scope, p_agent, p_summary, 0::bigint, v_entry;
 END
 $fn$;
 
