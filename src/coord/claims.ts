@@ -14,7 +14,7 @@ import { KeyedGroupCommit } from '../store/group-commit.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
 import { parseScope, type Scope } from './scope.js';
 import { errorText, isoText } from './sql.js';
-import { type BoardTask, readyTasks } from './task-queries.js';
+import { type BoardTask, type FreeTask, freeTasks, nearestTasks } from './task-queries.js';
 import type { AgentRef, Result } from './types.js';
 
 export const DEFAULT_LEASE_MS = 5 * 60_000;
@@ -96,6 +96,7 @@ export class ClaimService {
   readonly heartbeatMs: number;
   private readonly claims: KeyedGroupCommit<ClaimRequest, ClaimRow>;
   private readonly releases: KeyedGroupCommit<ReleaseRequest, { claimId: number; scope: string }[]>;
+  private readonly free: KeyedGroupCommit<null, FreeTask[]>;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -105,6 +106,10 @@ export class ClaimService {
     this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     this.claims = new KeyedGroupCommit((runId, items) => claimBatch(pool, runId, items));
     this.releases = new KeyedGroupCommit((runId, items) => releaseBatch(pool, runId, items));
+    this.free = new KeyedGroupCommit(async (runId, items) => {
+      const tasks = await freeTasks(pool, runId);
+      return items.map(() => tasks);
+    });
   }
 
   async claim(input: ClaimInput): Promise<Result<ClaimOutcome>> {
@@ -135,11 +140,14 @@ export class ClaimService {
           holderScope: row.scope,
           summary: row.summary ?? '',
           heldMs: Number(row.held_ms ?? 0),
-          // A suggestion read after the batch, outside the claims lock; claim_next decides.
-          nearby: await readyTasks(this.pool, input.runId, input.agent, {
-            limit: MAX_NEARBY,
-            near: scope,
-          }).catch(() => []),
+          // A suggestion read after the batch, outside the claims lock (one query for all of a run's
+          // conflicts at once); claim_next decides.
+          nearby: nearestTasks(
+            await this.free.add(input.runId, null).catch(() => []),
+            input.agent,
+            scope,
+            MAX_NEARBY,
+          ),
         };
         return { ok: true, value: conflict };
       }

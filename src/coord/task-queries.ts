@@ -81,3 +81,61 @@ export function boardTask(row: {
     after: (row.after_ids ?? []).map(Number),
   };
 }
+
+/** A ready, unheld task with what `nearestTasks` needs to pick for one agent. */
+export interface FreeTask extends BoardTask {
+  scopeKind: Scope['kind'];
+  scopeKey: string;
+  failedBy: string[];
+}
+
+export const MAX_FREE_SCAN = 500;
+
+/** Ready tasks nobody holds (for any agent), lowest id first: one query serves a batch of conflicts. */
+export async function freeTasks(pool: pg.Pool, runId: string, limit = MAX_FREE_SCAN): Promise<FreeTask[]> {
+  const res = await pool.query<{
+    id: string;
+    title: string;
+    detail: string | null;
+    scope: string;
+    after_ids: string[];
+    scope_kind: Scope['kind'];
+    scope_key: string;
+    failed_by: string[];
+  }>(
+    `SELECT x.id, x.title, x.detail, x.scope, x.after_ids, x.scope_kind, x.scope_key, x.failed_by
+     FROM colony.tasks x
+     WHERE x.run_id = $1 AND x.status = 'open' AND x.claim_id IS NULL AND x.blocked_by = 0
+       AND colony.coord_scope_free($1, x.scope_kind, x.scope_key)
+     ORDER BY x.id LIMIT $2`,
+    [runId, limit],
+  );
+  return res.rows.map((r) => ({
+    ...boardTask(r),
+    scopeKind: r.scope_kind,
+    scopeKey: r.scope_key,
+    failedBy: r.failed_by,
+  }));
+}
+
+/**
+ * Up to `n` of the free tasks for one agent (not those it released unfinished), those sharing the
+ * longest ancestor folder with `near` first, then by id — as colony.coord_tasks_ready orders them.
+ */
+export function nearestTasks(tasks: readonly FreeTask[], agent: string, near: Scope, n: number): BoardTask[] {
+  const shared = (task: FreeTask) =>
+    near.kind === 'path' && task.scopeKind === 'path' ? sharedPrefix(task.scopeKey, near.key) : 0;
+  return tasks
+    .filter((t) => !t.failedBy.includes(agent))
+    .map((t) => ({ t, score: shared(t) }))
+    .sort((a, b) => b.score - a.score || a.t.id - b.t.id)
+    .slice(0, n)
+    .map(({ t }) => ({ id: t.id, title: t.title, detail: t.detail, scope: t.scope, after: t.after }));
+}
+
+/** Length of the longest common ancestor folder key of two path keys (keys end with '/'). */
+function sharedPrefix(a: string, b: string): number {
+  let last = 0;
+  for (let i = 0; i < a.length && i < b.length && a[i] === b[i]; i++) if (a[i] === '/') last = i + 1;
+  return last;
+}
