@@ -412,7 +412,7 @@ describe('an interrupted run', () => {
 
     const refused = await colony(['resume', runId]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/being executed by another live process/);
+    expect(refused.stderr).toMatch(/still being executed by a live process/);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1); // one clear line, no stack trace
 
     expect(await killAfter(live, 0)).toBe(true);

@@ -102,6 +102,11 @@ export class IntegrationQueue {
     this.recovered = this.human ? this.recoverParked() : Promise.resolve();
   }
 
+  /** Who approves a verified request before it lands ('auto': nobody). */
+  get approval(): 'auto' | 'manual' | 'human' {
+    return this.options.approval ?? 'auto';
+  }
+
   private get human(): boolean {
     return this.options.approval === 'human';
   }

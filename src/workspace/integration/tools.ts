@@ -61,7 +61,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
         ...(ctx.submitAndMoveOn ? { notify: true } : {}),
       });
       if (!queued.ok) return fail(`merge_request could not be queued: ${queued.error}`);
-      if (ctx.submitAndMoveOn) return ok(queuedText(queued.mr, queued.commit));
+      if (ctx.submitAndMoveOn) return ok(queuedText(queued.mr, queued.commit, ctx.queue.approval));
       const result = await untilAborted(ctx.queue.reply(queued.mr), context.signal);
       if (result === null)
         return fail(
@@ -113,11 +113,15 @@ export function createMergeStatusTool(ctx: IntegrationToolContext): Tool {
   });
 }
 
-function queuedText(mr: number, commit: string): string {
+function queuedText(mr: number, commit: string, approval: 'auto' | 'manual' | 'human'): string {
+  const approver = approval === 'human' ? 'a person' : approval === 'manual' ? 'an integrator' : null;
   return (
-    `Merge request ${mr} is queued (your commit ${commit.slice(0, 10)}). Carry on with other work: the ` +
-    'outcome comes to you as a direct message from integration; merge_status {mr} tells where it stands. ' +
-    'Keep the claim on what it changes until it has landed.'
+    `Merge request ${mr} is queued (your commit ${commit.slice(0, 10)}). ` +
+    (approver
+      ? `After the merge check it waits for approval by ${approver}; it lands only when approved. `
+      : '') +
+    'Carry on with other work: the outcome comes to you as a direct message from integration; ' +
+    'merge_status {mr} tells where it stands. Keep the claim on what it changes until it has landed.'
   );
 }
 
