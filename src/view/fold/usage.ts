@@ -19,7 +19,11 @@ export const COORDINATION_TOOLS: ReadonlySet<string> = new Set([
   'message_read',
   'claim',
   'release',
+  'claim_next',
+  'tasks_add',
+  'tasks_ready',
   'merge_request',
+  'merge_status',
   'sync',
 ]);
 
