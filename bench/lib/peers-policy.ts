@@ -37,15 +37,22 @@ interface Merges {
   /** Submitted and not released yet, oldest first: the MR and the file it fixes. */
   open: { mr: number; file: string }[];
   /** MRs whose outcome the peer has seen (a direct message or merge_status), with it. */
-  outcome: Map<number, 'landed' | 'rejected'>;
+  outcome: Map<number, 'landed' | 'empty' | 'rejected'>;
 }
 
 function mergesOf(request: ModelRequest, calls: Call[], results: string[]): Merges {
-  const outcome = new Map<number, 'landed' | 'rejected'>();
+  const outcome = new Map<number, 'landed' | 'empty' | 'rejected'>();
   for (const m of request.messages) {
     if (m.role === 'assistant') continue;
-    for (const found of m.content.matchAll(/merge request (\d+) (landed|was rejected|changes nothing)/gi))
-      outcome.set(Number(found[1]), /landed/i.test(found[2] ?? '') ? 'landed' : 'rejected');
+    for (const found of m.content.matchAll(
+      /merge request (\d+) (landed|was rejected: it changes nothing|was rejected|changes nothing)/gi,
+    )) {
+      const what = found[2] ?? '';
+      outcome.set(
+        Number(found[1]),
+        /landed/i.test(what) ? 'landed' : /nothing/i.test(what) ? 'empty' : 'rejected',
+      );
+    }
   }
   const open: Merges['open'] = [];
   const released = new Set<string>();
@@ -74,11 +81,36 @@ export function peersBenchPolicy(mode: PeersBenchMode = 'claims'): ScriptedPolic
 
     // First, let go of what landed (the claim was kept until its outcome came).
     const settled = merges.open.find((o) => merges.outcome.has(o.mr));
-    if (settled)
+    if (settled) {
+      const how = merges.outcome.get(settled.mr);
       return call('release', {
         scope: settled.file,
-        outcome: merges.outcome.get(settled.mr) === 'landed' ? 'landed' : 'not landed',
+        // Nothing to merge: main has the change already (an earlier request of this peer carried it).
+        outcome: how === 'landed' ? 'landed' : how === 'empty' ? 'done: already on main' : 'not landed',
       });
+    }
+    // A release above may have come between two steps of the work: pick the work up where it was.
+    const names = calls.map((c) => c.name);
+    const lastWrite = names.lastIndexOf('write');
+    if (lastWrite > names.lastIndexOf('merge_request') && last?.name === 'release') {
+      const file = (JSON.parse(calls[lastWrite]?.arguments ?? '{}') as { path: string }).path;
+      return call('merge_request', { note: `fix ${file}` });
+    }
+    const granted = Math.max(
+      ...calls.map((c, i) =>
+        (c.name === 'claim_next' && /You now hold/.test(results[i] ?? '')) ||
+        (c.name === 'claim' && /^Granted/.test(results[i] ?? '') && !c.arguments.includes('task:plan'))
+          ? i
+          : -1,
+      ),
+    );
+    if (granted > lastWrite && last?.name === 'release' && granted >= 0) {
+      const result = results[granted] ?? '';
+      const file =
+        /Scope: (files\/f\d+\.txt)\./.exec(result)?.[1] ??
+        (JSON.parse(calls[granted]?.arguments ?? '{}') as { scope?: string }).scope;
+      if (file) return call('write', { path: file, content: `fixed ${file}\n` });
+    }
     // Nothing left to take: wait for this peer's own requests, then answer.
     const finish = (why: string): ScriptedTurn => {
       const waiting = merges.open[0];
@@ -104,18 +136,21 @@ function boardTurn(
     return call('claim_next', {});
   switch (last.name) {
     case 'claim_next': {
-      const file = /scope (files\/f\d+\.txt)/.exec(lastResult)?.[1];
+      // A task this peer holds already (its merge request is on the way): wait for that, not redo it.
+      if (/You already hold this task/.test(lastResult)) return finish('waiting for my merge requests');
+      const file = /Scope: (files\/f\d+\.txt)\./.exec(lastResult)?.[1];
       if (file) return call('write', { path: file, content: `fixed ${file}\n` });
-      // Nothing ready. An empty board: plan it (one peer wins task:plan); else, if tasks are still
-      // held by others or not added yet, look again; if every task is done, stop.
-      if (/no tasks? (yet|on the board)|board is empty/i.test(lastResult)) {
+      // Nothing ready. An empty board: plan it (one peer wins task:plan; the others look again).
+      if (/The board is empty/.test(lastResult)) {
         const planned = calls.some((c) => c.name === 'claim' && c.arguments.includes('task:plan'));
         if (!planned) return call('claim', { scope: 'task:plan', summary: 'list the broken files as tasks' });
         return call('claim_next', {});
       }
-      if (/\b0 open\b/.test(lastResult) && !/\b[1-9]\d* claimed\b/.test(lastResult))
-        return finish(`nothing left on the board after ${mine} claim_next calls`);
-      return call('claim_next', {});
+      // Tasks wait for predecessors: look again. Otherwise what is left is held by others (or done):
+      // wait for this peer's own requests, then answer.
+      if (/\b[1-9]\d* blocked\b/.test(lastResult) && !/Every task is done/.test(lastResult))
+        return call('claim_next', {});
+      return finish(`nothing left for me on the board after ${mine} claim_next calls`);
     }
     case 'claim':
       if (/^Granted/.test(lastResult)) return call('bash', { command: 'grep -rl broken files || true' });
