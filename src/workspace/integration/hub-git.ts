@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { git, gitEnv, gitError } from '../git.js';
+import { objectFormat, writeCommitObject } from './commit-object.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }
@@ -37,6 +38,10 @@ export async function treeOf(hub: string, commit: string): Promise<string | null
   return revParse(hub, `${commit}^{tree}`);
 }
 
+/**
+ * One commit of a candidate chain: the agent as author, Colony Integration as committer. Written in
+ * this process on a SHA-1 hub (commit-object.ts), else by `git commit-tree`.
+ */
 export async function commitTree(
   hub: string,
   tree: string,
@@ -44,6 +49,22 @@ export async function commitTree(
   message: string,
   author: string,
 ): Promise<{ ok: true; commit: string } | { ok: false; error: string }> {
+  const authorPerson = { name: author, email: `${author.replace(/[^A-Za-z0-9._-]/g, '_')}@colony.local` };
+  if ((await objectFormat(hub)) === 'sha1' && isPlainName(author)) {
+    try {
+      const commit = await writeCommitObject(hub, {
+        tree,
+        parent,
+        author: authorPerson,
+        committer: { name: 'Colony Integration', email: 'integration@colony.local' },
+        time: Math.floor(Date.now() / 1000),
+        message,
+      });
+      return { ok: true, commit };
+    } catch (error) {
+      return { ok: false, error: `could not write the commit object: ${(error as Error).message}` };
+    }
+  }
   const result = await git(['commit-tree', tree, '-p', parent, '-m', message], {
     cwd: hub,
     env: {
@@ -97,6 +118,42 @@ export async function changeSince(
   };
 }
 
+/**
+ * The files each commit changes against its first parent, for many commits in one `git diff-tree
+ * --stdin` process (a landed batch: one process, not one per request).
+ */
+export async function changedFilesOfCommits(hub: string, commits: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (commits.length === 0) return out;
+  const result = await gitWithOutput(
+    hub,
+    ['diff-tree', '--stdin', '-r', '--name-only', '--no-renames', '-z', '--always'],
+    `${commits.join('\n')}\n`,
+  );
+  // Each commit's id (--always: also for an empty change), then the files it changes, NUL-separated.
+  if (!result.ok) {
+    for (const commit of commits) out.set(commit, []);
+    return out;
+  }
+  return parseDiffTreeOutput(result.stdout, commits);
+}
+
+/** Splits `diff-tree --stdin -z --name-only` output (with commit id records) by commit. */
+export function parseDiffTreeOutput(stdout: string, commits: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>(commits.map((c) => [c, []]));
+  let current: string[] | undefined;
+  for (const field of stdout.split('\0')) {
+    const name = field.replace(/^\n+/, '');
+    if (name === '') continue;
+    if (out.has(name)) {
+      current = out.get(name);
+      continue;
+    }
+    current?.push(name);
+  }
+  return out;
+}
+
 export async function changedFiles(hub: string, from: string, to: string): Promise<string[]> {
   const result = await git(['diff', '--name-only', '--no-renames', '-z', from, to], { cwd: hub });
   return result.ok ? result.stdout.split('\0').filter((name) => name !== '') : [];
@@ -117,6 +174,33 @@ async function gitWithInput(
     child.on('error', (error) => resolve({ ok: false, error: error.message }));
     child.on('close', (code) => {
       if (code === 0) resolve({ ok: true });
+      else resolve({ ok: false, error: stderr.trim() || `git ${args.join(' ')} exited with ${code}` });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** An author name git would store as it is (no angle brackets or newlines to sanitise). */
+function isPlainName(name: string): boolean {
+  return /^[^<>\n\r\0]+$/.test(name) && name.trim() === name;
+}
+
+async function gitWithOutput(
+  cwd: string,
+  args: string[],
+  input: string,
+): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, { cwd, env: gitEnv() });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    child.on('error', (error) => resolve({ ok: false, error: error.message }));
+    child.on('close', (code) => {
+      if (code === 0) resolve({ ok: true, stdout: Buffer.concat(chunks).toString('utf8') });
       else resolve({ ok: false, error: stderr.trim() || `git ${args.join(' ')} exited with ${code}` });
     });
     child.stdin.end(input);

@@ -6,7 +6,7 @@
  */
 import type { EventInput, EventKind } from '../../core/events.js';
 import { HUB_MAIN } from '../hub.js';
-import { changedFiles, revParse, updateRefs } from './hub-git.js';
+import { changedFiles, changedFilesOfCommits, revParse, updateRefs } from './hub-git.js';
 import {
   clip,
   failSummary,
@@ -55,7 +55,12 @@ export class Landing {
     if (!landed.ok) return landed;
     const batch = applied.map((a) => a.request.mr);
     // The batch has landed: its events, PATCH entries and answers go out together (group commit).
-    const filesOf = await Promise.all(applied.map((a) => changedFiles(this.hub, a.parent, a.commit)));
+    // Each landed commit's parent is the previous one of the chain: one diff-tree for the batch.
+    const changed = await changedFilesOfCommits(
+      this.hub,
+      applied.map((a) => a.commit),
+    );
+    const filesOf = applied.map((a) => changed.get(a.commit) ?? []);
     this.stats.landed += applied.length;
     await Promise.all(
       applied.map(({ request, commit }) =>
