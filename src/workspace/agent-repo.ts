@@ -124,23 +124,31 @@ export async function publishAgentRepo(hubPath: string, repo: AgentRepo): Promis
   // GIT_COMMON_DIR: a `commondir` the agent wrote would redirect it. No agent process runs now (its
   // tools run one at a time and a sandbox's processes end with its command), so removing it is safe.
   await rm(path.join(repo.gitDir, 'commondir'), { force: true });
-  const fetched = await git(
-    [
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--no-write-fetch-head',
-      '--no-recurse-submodules',
-      '--',
-      repo.gitDir,
-      `+HEAD:refs/heads/${repo.branch}`,
-    ],
-    { cwd: hub },
-  );
+  const args = [
+    'fetch',
+    '--quiet',
+    '--no-tags',
+    '--no-write-fetch-head',
+    '--no-recurse-submodules',
+    '--',
+    repo.gitDir,
+    `+HEAD:refs/heads/${repo.branch}`,
+  ];
+  let fetched = await git(args, { cwd: hub });
+  // `git worktree add` in the hub (a verify or integration checkout being made) first points the new
+  // worktree's HEAD at the null id; a fetch's connectivity check (`rev-list --not --all`, every
+  // worktree's HEAD included) that runs in that instant fails with "bad object worktrees/<x>/HEAD".
+  // The window is a few milliseconds: try again.
+  for (let attempt = 1; !fetched.ok && BAD_WORKTREE_HEAD.test(fetched.stderr) && attempt <= 10; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    fetched = await git(args, { cwd: hub });
+  }
   if (!fetched.ok) return err(`could not copy ${repo.branch} into the hub: ${gitError(fetched)}`);
   const tip = await revParse(hub, `refs/heads/${repo.branch}^{commit}`);
   return tip ? ok(tip) : err(`${repo.branch} is missing from the hub after publishing it`);
 }
+
+const BAD_WORKTREE_HEAD = /bad object worktrees\/[^\s/]+\/HEAD/;
 
 /** Removes the agent's checkout and git directory (publish first: its branch stays in the hub). */
 export async function removeAgentRepo(repo: AgentRepo): Promise<void> {

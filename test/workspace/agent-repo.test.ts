@@ -4,7 +4,7 @@
  * its reach; the files of its git directory that Colony's own git calls read are read-only; its work
  * reaches the hub only when Colony publishes it, and survives the repository's removal.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBashTool } from '../../src/agent/tools/bash.js';
@@ -80,6 +80,30 @@ describe("an agent's own repository", () => {
     const published = await publishAgentRepo(hub, repo);
     expect(published).toEqual({ ok: true, value: head });
     expect(sh(hub, 'rev-parse', 'agent/ann')).toBe(head);
+  });
+
+  it('publishes while the hub is adding a worktree (its HEAD briefly the null id), as git worktree add does', async () => {
+    const { hub, repo } = await setUp();
+    write(repo.checkout, 'a.txt', 'two\n');
+    const committed = await commitAll(repo.checkout, 'two');
+    if (!committed.ok || committed.status !== 'committed') throw new Error('nothing committed');
+    // The state `git worktree add` leaves for a moment: an admin folder whose HEAD is the null id.
+    const admin = path.join(hub, 'worktrees', 'being-added');
+    mkdirSync(admin, { recursive: true });
+    writeFileSync(path.join(admin, 'HEAD'), `${'0'.repeat(40)}\n`);
+    writeFileSync(path.join(admin, 'commondir'), '../..\n');
+    writeFileSync(path.join(admin, 'gitdir'), `${path.join(hub, '..', 'wt-being-added', '.git')}\n`);
+    // git itself fails in that instant…
+    expect(() => sh(hub, 'rev-list', '--all')).toThrow(/bad object worktrees\/being-added\/HEAD/);
+    // …and the worktree is complete 150 ms later: publishing rides the window out.
+    const done = setTimeout(() => rmSync(admin, { recursive: true, force: true }), 150);
+    try {
+      const published = await publishAgentRepo(hub, repo);
+      expect(published).toEqual({ ok: true, value: committed.commit });
+      expect(sh(hub, 'rev-parse', 'agent/ann')).toBe(committed.commit);
+    } finally {
+      clearTimeout(done);
+    }
   });
 
   it("keeps hub refs and config out of the agent's reach: update-ref, config writes and hooks fail inside", async () => {

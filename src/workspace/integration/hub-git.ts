@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import { git, gitEnv, gitError } from '../git.js';
-import { objectFormat, writeCommitObject } from './commit-object.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }
@@ -38,10 +37,6 @@ export async function treeOf(hub: string, commit: string): Promise<string | null
   return revParse(hub, `${commit}^{tree}`);
 }
 
-/**
- * One commit of a candidate chain: the agent as author, Colony Integration as committer. Written in
- * this process on a SHA-1 hub (commit-object.ts), else by `git commit-tree`.
- */
 export async function commitTree(
   hub: string,
   tree: string,
@@ -49,22 +44,6 @@ export async function commitTree(
   message: string,
   author: string,
 ): Promise<{ ok: true; commit: string } | { ok: false; error: string }> {
-  const authorPerson = { name: author, email: `${author.replace(/[^A-Za-z0-9._-]/g, '_')}@colony.local` };
-  if ((await objectFormat(hub)) === 'sha1' && isPlainName(author)) {
-    try {
-      const commit = await writeCommitObject(hub, {
-        tree,
-        parent,
-        author: authorPerson,
-        committer: { name: 'Colony Integration', email: 'integration@colony.local' },
-        time: Math.floor(Date.now() / 1000),
-        message,
-      });
-      return { ok: true, commit };
-    } catch (error) {
-      return { ok: false, error: `could not write the commit object: ${(error as Error).message}` };
-    }
-  }
   const result = await git(['commit-tree', tree, '-p', parent, '-m', message], {
     cwd: hub,
     env: {
@@ -178,11 +157,6 @@ async function gitWithInput(
     });
     child.stdin.end(input);
   });
-}
-
-/** An author name git would store as it is (no angle brackets or newlines to sanitise). */
-function isPlainName(name: string): boolean {
-  return /^[^<>\n\r\0]+$/.test(name) && name.trim() === name;
 }
 
 async function gitWithOutput(

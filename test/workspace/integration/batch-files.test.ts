@@ -1,14 +1,9 @@
-/**
- * Colony's own commit objects (commit-object.ts) are byte for byte what `git commit-tree` makes: the
- * same id for the same fields, readable and fsck-clean; and the batched diff-tree lists each commit's
- * files (an empty commit too).
- */
+/** The batched diff-tree of a landed batch lists each commit's files (an empty commit too). */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeCommitObject } from '../../../src/workspace/integration/commit-object.js';
 import { changedFilesOfCommits, commitTree } from '../../../src/workspace/integration/hub-git.js';
 import { createUserRepo } from '../../helpers/user-repo.js';
 
@@ -28,42 +23,7 @@ function bareHub(): { hub: string; base: string } {
 const git = (cwd: string, args: string[], env: Record<string, string> = {}) =>
   execFileSync('git', args, { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, ...env } }).trim();
 
-describe('commit objects written by Colony', () => {
-  it('have the id git commit-tree gives the same fields, and pass fsck', async () => {
-    const { hub, base } = bareHub();
-    const tree = git(hub, ['rev-parse', `${base}^{tree}`]);
-    const time = 1_767_000_000;
-    for (const message of ['one line', 'subject\n\nbody\nColony-MR: 3\n', 'ünïcödé ✓ — "quotes"']) {
-      const ours = await writeCommitObject(hub, {
-        tree,
-        parent: base,
-        author: { name: 'peer-7', email: 'peer-7@colony.local' },
-        committer: { name: 'Colony Integration', email: 'integration@colony.local' },
-        time,
-        message,
-      });
-      const theirs = git(hub, ['commit-tree', tree, '-p', base, '-m', message], {
-        GIT_AUTHOR_NAME: 'peer-7',
-        GIT_AUTHOR_EMAIL: 'peer-7@colony.local',
-        GIT_AUTHOR_DATE: `${time} +0000`,
-        GIT_COMMITTER_NAME: 'Colony Integration',
-        GIT_COMMITTER_EMAIL: 'integration@colony.local',
-        GIT_COMMITTER_DATE: `${time} +0000`,
-      });
-      expect(ours, JSON.stringify(message)).toBe(theirs);
-    }
-    // Written again: the same id, nothing broken.
-    const made = await commitTree(hub, tree, base, 'via commitTree', 'peer-1');
-    expect(made.ok).toBe(true);
-    if (!made.ok) return;
-    expect(git(hub, ['cat-file', '-t', made.commit])).toBe('commit');
-    expect(git(hub, ['log', '-1', '--format=%an <%ae> | %cn | %s', made.commit])).toBe(
-      'peer-1 <peer-1@colony.local> | Colony Integration | via commitTree',
-    );
-    git(hub, ['update-ref', 'refs/heads/check', made.commit]);
-    git(hub, ['fsck', '--strict', '--no-dangling']);
-  });
-
+describe('the files of a landed batch', () => {
   it('lists the files of many commits in one diff-tree, an empty commit included', async () => {
     const { hub, base } = bareHub();
     const blob = (text: string) =>
