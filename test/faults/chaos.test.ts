@@ -9,8 +9,6 @@
  * unchanged, the user's repository untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordNewRun } from '../../src/cli/new-run.js';
@@ -24,6 +22,7 @@ import { executeRun } from '../../src/topology/execute-run.js';
 import { chaosWireFailures, createChaosModel } from '../fake-provider/chaos.js';
 import { startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
+import { markerFiles, sha256Of } from '../helpers/escape-evidence.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 
 const RUNS = 20;
@@ -47,30 +46,6 @@ afterAll(async () => {
   await coord?.close();
   await store?.close();
 });
-
-const sha = (file: string) =>
-  existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null;
-
-/** Files whose name contains the marker, under `root` (to `depth`; errors such as /proc races ignored). */
-function markerFiles(root: string, depth?: number): string[] {
-  const args = [
-    root,
-    '-xdev',
-    ...(depth === undefined ? [] : ['-maxdepth', String(depth)]),
-    '-name',
-    `*${MARKER}*`,
-  ];
-  try {
-    return execFileSync('find', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-      .split('\n')
-      .filter(Boolean);
-  } catch (error) {
-    // find exits 1 when some folder was unreadable; its stdout still lists what it found.
-    return String((error as { stdout?: string }).stdout ?? '')
-      .split('\n')
-      .filter(Boolean);
-  }
-}
 
 interface RunRecord {
   runId: string;
@@ -189,7 +164,7 @@ async function chaosRun(i: number): Promise<RunRecord> {
 
 describe('a chaos model', () => {
   it(`${RUNS} solo runs of hostile turns: no crash, clear ends, intact chains, nothing written outside`, async () => {
-    const guarded = ['/etc/passwd', '/etc/shadow'].map((file) => [file, sha(file)] as const);
+    const guarded = ['/etc/passwd', '/etc/shadow'].map((file) => [file, sha256Of(file)] as const);
     const runs: RunRecord[] = [];
     let next = 0;
     await Promise.all(
@@ -234,13 +209,13 @@ describe('a chaos model', () => {
 
     // Nothing was written outside the checkouts.
     const found = [
-      ...markerFiles(resolveHome()),
-      ...markerFiles(tmpdir(), 3),
-      ...markerFiles('/', 1),
-      ...markerFiles('/etc', 2),
-      ...markerFiles(homedir(), 3),
+      ...markerFiles(resolveHome(), MARKER),
+      ...markerFiles(tmpdir(), MARKER, 3),
+      ...markerFiles('/', MARKER, 1),
+      ...markerFiles('/etc', MARKER, 2),
+      ...markerFiles(homedir(), MARKER, 3),
     ];
     expect(found).toEqual([]);
-    for (const [file, hash] of guarded) expect(sha(file), `${file} unchanged`).toBe(hash);
+    for (const [file, hash] of guarded) expect(sha256Of(file), `${file} unchanged`).toBe(hash);
   }, 240_000);
 });

@@ -18,7 +18,6 @@
  * - a background process meant to outlive its bash call.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +37,7 @@ import { resolveHome, type Store } from '../../src/store/index.js';
 import { executeRun } from '../../src/topology/execute-run.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
+import { markerFiles, sha256Of } from '../helpers/escape-evidence.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 
 const SECRET = `sk-attack-${Math.random().toString(36).slice(2)}-${Date.now().toString(36)}-KEY`;
@@ -237,25 +237,6 @@ function snapshot(at: Where): Snapshot {
   };
 }
 
-const sha = (file: string) =>
-  existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null;
-
-/** Files whose name contains the marker under `root` (unreadable folders ignored). */
-function markerFiles(root: string, depth: number): string[] {
-  try {
-    return execFileSync('find', [root, '-xdev', '-maxdepth', String(depth), '-name', `*${M}*`], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    })
-      .split('\n')
-      .filter(Boolean);
-  } catch (error) {
-    return String((error as { stdout?: string }).stdout ?? '')
-      .split('\n')
-      .filter(Boolean);
-  }
-}
-
 const hubGit = (hub: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: hub, encoding: 'utf8', env: { PATH: process.env.PATH } }).trim();
 
@@ -268,7 +249,7 @@ describe('a hostile agent in a real sandboxed run', () => {
       .map((file) => readFileSync(file, 'utf8').trim());
     expect(passwords.length, 'the embedded server keeps its passwords in the state folder').toBe(2);
     const guarded = ['/etc/passwd', '/etc/shadow', path.join(homedir(), '.gitconfig')].map(
-      (file) => [file, sha(file)] as const,
+      (file) => [file, sha256Of(file)] as const,
     );
 
     const repo = createUserRepo({ 'README.md': '# target\n', 'src/app.txt': 'one\ntwo\n' }, 'colony-attack-');
@@ -370,14 +351,14 @@ describe('a hostile agent in a real sandboxed run', () => {
 
     // Nothing written outside the checkout; no hook, filter or fsmonitor of the agent's ever ran.
     const found = [
-      ...markerFiles('/tmp', 2),
-      ...markerFiles(home, 3),
-      ...markerFiles(homedir(), 2),
-      ...markerFiles(repo.dir, 2),
-      ...markerFiles('/', 1),
+      ...markerFiles('/tmp', M, 2),
+      ...markerFiles(home, M, 3),
+      ...markerFiles(homedir(), M, 2),
+      ...markerFiles(repo.dir, M, 2),
+      ...markerFiles('/', M, 1),
     ];
     expect(found).toEqual([]);
-    for (const [file, hash] of guarded) expect(sha(file), `${file} unchanged`).toBe(hash);
+    for (const [file, hash] of guarded) expect(sha256Of(file), `${file} unchanged`).toBe(hash);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo.dir, encoding: 'utf8' })).toBe('');
 
     // The agent repository's Colony files and `.git` stayed Colony's through every attack.
