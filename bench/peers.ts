@@ -10,6 +10,7 @@
  *
  * Usage: npm run bench -- peers [--n 1000] [--files N] [--latency-ms 1000] [--concurrency 64]
  *        [--mode claims|board] [--home DIR] [--keep] [--sample-ms 250] [--sandbox off|on]
+ *        [--cpu-prof FILE] (diagnosis: a CPU profile of this process over executeRun)
  *
  * `--mode` (bench/lib/peers-policy.ts): `claims` (default) finds work by grep + free-form claims;
  * `board` through the task board (one peer adds a task per broken file, the others claim_next).
@@ -29,6 +30,7 @@ import type { RunSpec } from '../src/run/run-spec.js';
 import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { executeRun } from '../src/topology/execute-run.js';
 import { parseBenchArgs } from './lib/args.js';
+import { startProfile } from './lib/profile.js';
 import { commitFixture } from './lib/fixture-repo.js';
 import { fileName, type PeersBenchMode, peersBenchPolicy } from './lib/peers-policy.js';
 import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
   const sampleMs = args.number('sample-ms', 250);
   // off (default, as the figures in bench/README.md were taken) or on: every bash call and check in bwrap.
   const sandboxed = args.string('sandbox') === 'on';
+  const profileFile = args.string('cpu-prof');
   const mode = (args.string('mode') ?? 'claims') as PeersBenchMode;
   if (mode !== 'claims' && mode !== 'board') throw new Error(`--mode must be claims or board, not ${mode}`);
   const scratch = mkdtempSync(join(tmpdir(), 'colony-bench-peers-'));
@@ -158,6 +161,7 @@ async function main(): Promise<void> {
       return [...(self ? [self] : []), ...postgres()];
     });
     rss.start(sampleMs);
+    const profiler = profileFile ? await startProfile(profileFile) : null;
     const cpuBefore = process.cpuUsage();
     const t0 = performance.now();
     const result = await executeRun({
@@ -170,6 +174,7 @@ async function main(): Promise<void> {
     });
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpuBefore);
+    await profiler?.stop();
     rss.stop();
     if (!result.ok) throw new Error(result.error);
 
