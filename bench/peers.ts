@@ -30,10 +30,10 @@ import type { RunSpec } from '../src/run/run-spec.js';
 import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { executeRun } from '../src/topology/execute-run.js';
 import { parseBenchArgs } from './lib/args.js';
-import { startProfile } from './lib/profile.js';
 import { commitFixture } from './lib/fixture-repo.js';
 import { fileName, type PeersBenchMode, peersBenchPolicy } from './lib/peers-policy.js';
 import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
+import { startProfile } from './lib/profile.js';
 
 const MB = 1024 * 1024;
 const COORDINATION_TOOLS = new Set([
