@@ -8,7 +8,10 @@ import { setupSandbox } from '../../sandbox/index.js';
 import { git, gitError } from '../git.js';
 import { runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
+import { planFastChain, writeFastChain } from './fast-chain.js';
 import { commitTree, mergeTrees, treeOf } from './hub-git.js';
+import type { MainChain } from './main-chain.js';
+import type { ObjectReader } from './object-reader.js';
 import { clip, landedMessage, lastLines } from './texts.js';
 import type { Applied, IntegrationQueueOptions, IntegrationStats, Pending, Reject } from './types.js';
 
@@ -24,21 +27,48 @@ export interface Candidate {
   topTree: string;
 }
 
+/** What the fast lane needs between batches (one per queue). */
+export interface FastLane {
+  reader: ObjectReader;
+  chain: MainChain;
+  /** The ref fast-import leaves on the last chain it wrote. */
+  scratchRef: string;
+  stats: IntegrationStats;
+}
+
 /**
- * Builds `batch` as a chain on `main`, one commit per request. A request that fails on its own (error,
- * conflict with main, nothing to merge) is rejected through `reject` on the spot.
+ * Builds `batch` as a chain on `main`, one commit per request: first the requests the fast lane can
+ * take (fast-chain.ts: disjoint paths, three git processes for all of them), then the others one by
+ * one with merge-tree on top. A request that fails on its own (error, conflict with main, nothing to
+ * merge) is rejected through `reject` on the spot.
  */
 export async function buildCandidate(
   hub: string,
   main: string,
   batch: Pending[],
   reject: Reject,
+  lane?: FastLane,
 ): Promise<Candidate> {
   const applied: Applied[] = [];
   const deferred: Pending[] = [];
   let top = main;
-  let topTree = await treeOf(hub, main);
-  for (const request of batch) {
+  let rest = batch;
+  if (lane) {
+    const plan = await planFastChain(hub, lane.reader, lane.chain, main, batch);
+    const written = plan.fast.length > 0 ? await writeFastChain(hub, main, plan.fast, lane.scratchRef) : null;
+    // A failed fast-import leaves nothing that matters (an unreferenced pack at worst): merge-tree all.
+    if (written?.ok) {
+      plan.fast.forEach(({ request }, i) => {
+        const commit = written.commits[i] as string;
+        applied.push({ request, parent: top, commit });
+        top = commit;
+      });
+      lane.stats.fastLaned += plan.fast.length;
+      rest = plan.rest;
+    }
+  }
+  let topTree = await treeOf(hub, top);
+  for (const request of rest) {
     const merged = await mergeTrees(hub, top, request.commit);
     if (merged.kind === 'error') {
       await reject(request, 'error', [], merged.error);

@@ -16,13 +16,15 @@ import path from 'node:path';
 import { HUB_MAIN } from '../hub.js';
 import { ApprovalGate } from './approval.js';
 import { type BatchWindow, batchWindow } from './batch-window.js';
-import { buildCandidate, CandidateVerifier } from './candidate.js';
+import { buildCandidate, CandidateVerifier, type FastLane } from './candidate.js';
 import { changedFiles, changeSince, revParse } from './hub-git.js';
 import { Intake, takeBatch } from './intake.js';
 import { Landing, MAIN_REF } from './landing.js';
 import { MrLedger, resultFromLog } from './ledger.js';
 import { type IntegrationLock, localIntegrationLock } from './lock.js';
+import { MainChain } from './main-chain.js';
 import { guardMain, movedMainWarning } from './main-guard.js';
+import { ObjectReader } from './object-reader.js';
 import type {
   Applied,
   AwaitingRequest,
@@ -49,6 +51,7 @@ export class IntegrationQueue {
     landed: 0,
     rejected: 0,
     flakeRetries: 0,
+    fastLaned: 0,
   };
   private readonly options: IntegrationQueueOptions;
   private readonly hub: string;
@@ -71,6 +74,7 @@ export class IntegrationQueue {
   private readonly landing: Landing;
   private readonly gate: ApprovalGate;
   private readonly intake: Intake;
+  private readonly lane: FastLane;
   private pumping: Promise<void> | null = null;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -84,6 +88,13 @@ export class IntegrationQueue {
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 8));
     this.window = batchWindow(batchSize, Math.max(batchSize, options.maxBatchSize ?? batchSize));
     this.verifier = new CandidateVerifier(this.hub, options, this.stats);
+    const reader = new ObjectReader(this.hub);
+    this.lane = {
+      reader,
+      chain: new MainChain(reader, options.baseCommit),
+      scratchRef: `refs/colony/candidate/${options.runId}`,
+      stats: this.stats,
+    };
     this.landing = new Landing(this.hub, options, this.stats, (mr, result) => this.resolve(mr, result));
     this.gate = new ApprovalGate(options, this.ledger, this.awaiting, {
       approve: (mr) => this.approve(mr),
@@ -237,6 +248,7 @@ export class IntegrationQueue {
       await this.idle();
     }
     this.gate.close();
+    this.lane.reader.close();
     if (this.ownsLock) await this.lock.close();
   }
 
@@ -293,8 +305,12 @@ export class IntegrationQueue {
     await this.guardMain();
     const main = await revParse(this.hub, MAIN_REF);
     if (main === null) throw new Error(`hub ${this.hub} has no ${HUB_MAIN}`);
-    const { applied, deferred, top, topTree } = await buildCandidate(this.hub, main, batch, (...args) =>
-      this.landing.reject(...args),
+    const { applied, deferred, top, topTree } = await buildCandidate(
+      this.hub,
+      main,
+      batch,
+      (...args) => this.landing.reject(...args),
+      this.lane,
     );
     // Deferred requests are retried alone against the main this batch leaves behind.
     this.queue.unshift(...deferred);

@@ -141,6 +141,8 @@ export interface IntegrationStats {
   rejected: number;
   /** Verify runs repeated on a failing batch before bisecting it. */
   flakeRetries: number;
+  /** Requests built in the fast lane (fast-chain.ts) rather than by merge-tree. */
+  fastLaned: number;
 }
 
 export type EnqueueResult = { ok: true; mr: number; commit: string } | { ok: false; error: string };

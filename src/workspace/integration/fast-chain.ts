@@ -1,0 +1,254 @@
+/**
+ * The batch's fast lane: requests whose changes touch paths that nothing else in play touches (main
+ * since their merge base, the requests before them in the batch) are built as one chain of commits by
+ * three git processes for the whole batch — `diff-tree --stdin` for every request's change and
+ * main's change since each merge base, `fast-import` for the chain, `rev-parse` for the top's tree —
+ * instead of a `merge-tree` and a `commit-tree` per request. A three-way merge of changes on disjoint
+ * paths is exactly "main with the request's paths set as the request has them", so the tree is the one
+ * `merge-tree` would write; the rest (overlapping paths, renames near deletions, unusual history) goes
+ * to `merge-tree` as before (candidate.ts). Conservative by construction: when in doubt, not fast.
+ */
+import { spawn } from 'node:child_process';
+import { gitEnv } from '../git.js';
+import { type MainChain, mergeBaseOnChain } from './main-chain.js';
+import type { ObjectReader } from './object-reader.js';
+import { landedMessage } from './texts.js';
+import type { Pending } from './types.js';
+
+/** Fewer eligible requests than this are cheaper through merge-tree (and leave no pack behind). */
+export const FAST_CHAIN_MIN = 4;
+
+/** One changed path, as `diff-tree --raw` reports it (path as latin1: the bytes as they are). */
+export interface PathChange {
+  path: string;
+  /** New mode and object id; a deletion has mode 000000. */
+  mode: string;
+  id: string;
+  deleted: boolean;
+}
+
+export interface FastPlan {
+  /** Requests for the fast chain, in batch order, each with its changes. */
+  fast: { request: Pending; changes: PathChange[] }[];
+  /** Requests left to merge-tree, in batch order. */
+  rest: Pending[];
+}
+
+/** Splits `batch` (to be applied on `main`) into the fast lane and the rest. */
+export async function planFastChain(
+  hub: string,
+  reader: ObjectReader,
+  chain: MainChain,
+  main: string,
+  batch: Pending[],
+): Promise<FastPlan> {
+  const none: FastPlan = { fast: [], rest: batch };
+  if (batch.length < FAST_CHAIN_MIN || !(await chain.moveTo(main))) return none;
+  const bases = new Map<Pending, string>();
+  for (const request of batch) {
+    const base = await mergeBaseOnChain(reader, chain, request.commit);
+    if (base !== null) bases.set(request, base);
+  }
+  if (bases.size < FAST_CHAIN_MIN) return none;
+  const distinctBases = [...new Set(bases.values())];
+  const pairs = [
+    ...[...bases].map(([request, base]) => [request.commit, base] as const),
+    ...distinctBases.map((base) => [main, base] as const),
+  ];
+  const diffs = await diffPairs(hub, pairs);
+  if (diffs === null) return none;
+  const mainSince = new Map(distinctBases.map((base, i) => [base, touched(diffs[bases.size + i] ?? [])]));
+  const fast: FastPlan['fast'] = [];
+  const rest: Pending[] = [];
+  const earlier = touched([]);
+  let i = 0;
+  for (const request of batch) {
+    const base = bases.get(request);
+    const changes = base === undefined ? undefined : diffs[i++];
+    const ours = base === undefined ? undefined : mainSince.get(base);
+    if (!changes || !ours || !eligible(changes)) {
+      rest.push(request);
+      continue;
+    }
+    const theirs = touched(changes);
+    if (overlaps(theirs, ours) || overlaps(theirs, earlier)) {
+      rest.push(request);
+      continue;
+    }
+    fast.push({ request, changes });
+    add(earlier, theirs);
+  }
+  return fast.length >= FAST_CHAIN_MIN ? { fast, rest } : none;
+}
+
+/** A change the fast lane can carry: not empty, plain paths (no quoting needed in a fast-import stream). */
+function eligible(changes: PathChange[]): boolean {
+  return changes.length > 0 && changes.every((c) => plainPath(c.path));
+}
+
+function plainPath(file: string): boolean {
+  if (file.startsWith(' ') || file.includes('"') || file.includes('\\')) return false;
+  for (let i = 0; i < file.length; i++) if (file.charCodeAt(i) < 0x20) return false;
+  return true;
+}
+
+/** The paths one side changed, the folders above them, and the folders above its deletions. */
+interface Touched {
+  paths: Set<string>;
+  folders: Set<string>;
+  deletionFolders: Set<string>;
+}
+
+function touched(changes: PathChange[]): Touched {
+  const t: Touched = { paths: new Set(), folders: new Set(), deletionFolders: new Set() };
+  for (const change of changes) {
+    t.paths.add(change.path);
+    for (const folder of foldersOf(change.path)) {
+      t.folders.add(folder);
+      if (change.deleted) t.deletionFolders.add(folder);
+    }
+  }
+  return t;
+}
+
+function add(into: Touched, from: Touched): void {
+  for (const p of from.paths) into.paths.add(p);
+  for (const f of from.folders) into.folders.add(f);
+  for (const f of from.deletionFolders) into.deletionFolders.add(f);
+}
+
+/**
+ * Whether a three-way merge could see the two sides interact: the same path; a file on one side where
+ * the other has a folder; or a path under a folder where the other side deleted something (git's
+ * directory-rename detection moves files added there).
+ */
+function overlaps(a: Touched, b: Touched): boolean {
+  const one = (x: Touched, y: Touched) => {
+    for (const p of x.paths) {
+      if (y.paths.has(p) || y.folders.has(p)) return true;
+      for (const folder of foldersOf(p))
+        if (y.paths.has(folder) || y.deletionFolders.has(folder)) return true;
+    }
+    return false;
+  };
+  return one(a, b) || one(b, a);
+}
+
+function foldersOf(file: string): string[] {
+  const out: string[] = [];
+  for (let at = file.indexOf('/'); at >= 0; at = file.indexOf('/', at + 1)) out.push(file.slice(0, at));
+  return out;
+}
+
+/**
+ * `git diff-tree --stdin -r --no-renames --raw -z` for `[commit, base]` pairs: the change from base to
+ * commit, one list per pair in input order. Null when git fails.
+ */
+export async function diffPairs(
+  hub: string,
+  pairs: ReadonlyArray<readonly [string, string]>,
+): Promise<PathChange[][] | null> {
+  const input = pairs.map(([commit, base]) => `${commit} ${base}\n`).join('');
+  const out = await run(
+    hub,
+    ['diff-tree', '--stdin', '-r', '--no-renames', '--raw', '-z', '--always'],
+    input,
+  );
+  if (!out.ok) return null;
+  return parseDiffPairs(out.stdout.toString('latin1'), pairs.length);
+}
+
+/** Splits the `--stdin --raw -z --always` output: per pair, its commit id then `:<modes ids status>\0path\0`. */
+export function parseDiffPairs(text: string, count: number): PathChange[][] | null {
+  const fields = text.split('\0');
+  const lists: PathChange[][] = [];
+  let current: PathChange[] | null = null;
+  for (let i = 0; i < fields.length; i++) {
+    const field = (fields[i] as string).replace(/^\n+/, '');
+    if (field === '') continue;
+    if (!field.startsWith(':')) {
+      current = [];
+      lists.push(current);
+      continue;
+    }
+    const [, newMode, , newId, status] = field.slice(1).split(' ');
+    const file = fields[++i];
+    if (current === null || !newMode || !newId || !status || file === undefined) return null;
+    current.push({ path: file, mode: newMode, id: newId, deleted: status === 'D' });
+  }
+  return lists.length === count ? lists : null;
+}
+
+/**
+ * Writes the chain on `main` with one `git fast-import`: one commit per request (message and author
+ * as merge-tree's path makes them), each on the previous. Returns the commit ids in order.
+ */
+export async function writeFastChain(
+  hub: string,
+  main: string,
+  fast: FastPlan['fast'],
+  scratchRef: string,
+): Promise<{ ok: true; commits: string[] } | { ok: false; error: string }> {
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  const chunks: Buffer[] = [Buffer.from('feature done\n')];
+  fast.forEach(({ request, changes }, i) => {
+    const message = Buffer.from(
+      landedMessage(request.note, request.mr, request.agent, request.commit),
+      'utf8',
+    );
+    const name = request.agent.replace(/[<>\n]/g, '_');
+    const email = `${request.agent.replace(/[^A-Za-z0-9._-]/g, '_')}@colony.local`;
+    chunks.push(
+      Buffer.from(
+        `commit ${scratchRef}\nmark :${i + 1}\nauthor ${name} <${email}> ${when}\n` +
+          `committer Colony Integration <integration@colony.local> ${when}\ndata ${message.length}\n`,
+        'utf8',
+      ),
+      message,
+      Buffer.from(`\nfrom ${i === 0 ? main : `:${i}`}\n`, 'utf8'),
+    );
+    for (const change of changes) {
+      const line = change.deleted ? `D ${change.path}\n` : `M ${change.mode} ${change.id} ${change.path}\n`;
+      chunks.push(Buffer.from(line, 'latin1'));
+    }
+    chunks.push(Buffer.from('\n'));
+  });
+  for (let i = 1; i <= fast.length; i++) chunks.push(Buffer.from(`get-mark :${i}\n`));
+  chunks.push(Buffer.from('done\n'));
+  const out = await run(hub, ['fast-import', '--quiet', '--force', '--done'], Buffer.concat(chunks));
+  if (!out.ok) return { ok: false, error: `git fast-import failed: ${out.error}` };
+  const commits = out.stdout
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => /^[0-9a-f]{40,64}$/.test(line));
+  if (commits.length !== fast.length)
+    return { ok: false, error: `git fast-import answered ${commits.length} of ${fast.length} commits` };
+  return { ok: true, commits };
+}
+
+/** Runs git with `input` on stdin: its stdout, or the end of its stderr. */
+function run(
+  cwd: string,
+  args: string[],
+  input: string | Buffer,
+): Promise<{ ok: true; stdout: Buffer } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, { cwd, env: gitEnv() });
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-2000);
+    });
+    child.stdin.on('error', () => {});
+    child.on('error', (error) => resolve({ ok: false, error: error.message }));
+    child.on('close', (code) =>
+      resolve(
+        code === 0
+          ? { ok: true, stdout: Buffer.concat(chunks) }
+          : { ok: false, error: stderr.trim().split('\n').at(-1) || `exited with ${code}` },
+      ),
+    );
+    child.stdin.end(input);
+  });
+}

@@ -1,0 +1,269 @@
+/**
+ * The fast lane (fast-chain.ts) must write exactly the trees `git merge-tree` writes. Seeded random
+ * histories — main moving on from the base, agents branching from different points of it with one or
+ * two commits, some merging a later main, changes that modify, add, delete, rename, chmod, turn a
+ * file into a folder and add symlinks — are built with plumbing; every request the fast lane takes
+ * is checked against merge-tree applied one by one on the same chain.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { planFastChain, writeFastChain } from '../../../src/workspace/integration/fast-chain.js';
+import { MainChain, mergeBaseOnChain } from '../../../src/workspace/integration/main-chain.js';
+import { ObjectReader } from '../../../src/workspace/integration/object-reader.js';
+import type { Pending } from '../../../src/workspace/integration/types.js';
+
+const dirs: string[] = [];
+const readers: ObjectReader[] = [];
+afterAll(() => {
+  for (const reader of readers) reader.close();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const ENV = {
+  PATH: process.env.PATH ?? '',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
+
+/** A bare repository and plumbing to make commits of any shape in it. */
+function repo() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'colony-fast-chain-'));
+  dirs.push(dir);
+  const hub = path.join(dir, 'hub.git');
+  execFileSync('git', ['init', '-q', '--bare', hub], { env: ENV });
+  const git = (args: string[], input?: string, env: Record<string, string> = {}) =>
+    execFileSync('git', args, { cwd: hub, env: { ...ENV, ...env }, input, encoding: 'utf8' }).trim();
+  let indexes = 0;
+  type Change = { path: string; text?: string; mode?: string; deleted?: boolean };
+  /** A commit on `parents` (first parent's tree, or empty) with `changes` applied. */
+  const commit = (parents: string[], changes: Change[], tree?: string): string => {
+    const env = { GIT_INDEX_FILE: path.join(dir, `index-${indexes++}`) };
+    const start = tree ?? (parents[0] ? `${parents[0]}^{tree}` : null);
+    if (start) git(['read-tree', start], undefined, env);
+    else git(['read-tree', '--empty'], undefined, env);
+    for (const c of changes) {
+      if (c.deleted) git(['update-index', '--index-info'], `0 ${'0'.repeat(40)}\t${c.path}\n`, env);
+      else {
+        const blob = git(['hash-object', '-w', '--stdin'], c.text ?? '', env);
+        git(
+          ['update-index', '--add', '--cacheinfo', `${c.mode ?? '100644'},${blob},${c.path}`],
+          undefined,
+          env,
+        );
+      }
+    }
+    const written = git(['write-tree'], undefined, env);
+    return git(['commit-tree', written, ...parents.flatMap((p) => ['-p', p]), '-m', 'c']);
+  };
+  const files = (rev: string) => git(['ls-tree', '-r', '--name-only', rev]).split('\n').filter(Boolean);
+  const treeOf = (rev: string) => git(['rev-parse', `${rev}^{tree}`]);
+  /** merge-tree of `commit` onto `onto`: the tree, or null on a conflict. */
+  const mergeTree = (onto: string, commit: string): string | null => {
+    try {
+      return git(['merge-tree', '--write-tree', '--no-messages', onto, commit]).split('\n')[0] ?? null;
+    } catch {
+      return null;
+    }
+  };
+  return { hub, git, commit, files, treeOf, mergeTree };
+}
+
+/** mulberry32: the same histories on every run. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pending = (mr: number, commit: string): Pending => ({
+  mr,
+  agent: `a${mr}`,
+  branch: `agent/a${mr}`,
+  commit,
+  note: `change ${mr}`,
+  approved: false,
+  landRetries: 0,
+});
+
+describe('the fast lane', () => {
+  it('writes the tree merge-tree writes for every request it takes, over 25 random histories', async () => {
+    let taken = 0;
+    let left = 0;
+    for (let seed = 1; seed <= 25; seed++) {
+      const r = repo();
+      const rnd = random(seed);
+      const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)] as T;
+      const initial = Array.from({ length: 12 }, (_, i) => ({
+        path: `${pick(['', 'd1/', 'd2/', 'd2/sub/', 'd3/'])}f${i}.txt`,
+        text: `file ${i}\n`,
+      }));
+      const base = r.commit([], initial);
+      const randomChange = (at: string) => {
+        const existing = r.files(at);
+        const kind = rnd();
+        const file = pick(existing);
+        if (kind < 0.4) return [{ path: file, text: `edit ${rnd()}\n` }];
+        if (kind < 0.55)
+          return [
+            {
+              path: `${pick(['', 'd1/', 'd2/', 'd4/', 'd2/sub/'])}new${Math.floor(rnd() * 30)}.txt`,
+              text: `new ${rnd()}\n`,
+            },
+          ];
+        if (kind < 0.65) return [{ path: file, deleted: true }];
+        if (kind < 0.75)
+          return [
+            { path: file, deleted: true },
+            { path: `moved/${path.basename(file)}`, text: `file moved\n` },
+          ];
+        if (kind < 0.82) return [{ path: file, text: 'exec\n', mode: '100755' }];
+        if (kind < 0.9) return [{ path: `link${Math.floor(rnd() * 5)}`, text: file, mode: '120000' }];
+        return [
+          { path: file, deleted: true },
+          { path: `${file}/inner.txt`, text: 'now a folder\n' },
+        ];
+      };
+      // main: the base and a few landed commits on it.
+      const chain = [base];
+      for (let i = 0, n = Math.floor(rnd() * 5); i < n; i++) {
+        const tip = chain.at(-1) as string;
+        chain.push(r.commit([tip], randomChange(tip)));
+      }
+      const main = chain.at(-1) as string;
+      // agents: from a point of the chain, one or two commits, sometimes merging a later main.
+      const batch: Pending[] = [];
+      for (let mr = 1; mr <= 8; mr++) {
+        let tip = pick(chain);
+        for (let k = 0, n = 1 + Math.floor(rnd() * 2); k < n; k++) tip = r.commit([tip], randomChange(tip));
+        if (rnd() < 0.2) {
+          const later = pick(chain);
+          const merged = r.mergeTree(tip, later);
+          if (merged) tip = r.commit([tip, later], [], merged);
+        }
+        batch.push(pending(mr, tip));
+      }
+      const reader = new ObjectReader(r.hub);
+      readers.push(reader);
+      const plan = await planFastChain(r.hub, reader, new MainChain(reader, base), main, batch);
+      taken += plan.fast.length;
+      left += plan.rest.length;
+      expect(plan.fast.length + plan.rest.length).toBe(batch.length);
+      if (plan.fast.length === 0) continue;
+      const written = await writeFastChain(r.hub, main, plan.fast, 'refs/colony/candidate/test');
+      if (!written.ok) throw new Error(written.error);
+      let top = main;
+      plan.fast.forEach(({ request }, i) => {
+        const expected = r.mergeTree(top, request.commit);
+        const commit = written.commits[i] as string;
+        expect({ seed, mr: request.mr, tree: r.treeOf(commit) }).toEqual({
+          seed,
+          mr: request.mr,
+          tree: expected,
+        });
+        expect(r.git(['rev-parse', `${commit}^`])).toBe(top);
+        top = commit;
+      });
+      expect(r.git(['log', '-1', '--format=%an|%cn|%B', top])).toContain(
+        `Colony-MR: ${plan.fast.at(-1)?.request.mr}`,
+      );
+    }
+    // Both ways are exercised: many requests taken, and some left to merge-tree.
+    expect(taken).toBeGreaterThan(50);
+    expect(left).toBeGreaterThan(20);
+  });
+
+  it('finds the merge base on main for a branch that merged a later main, and none off main', async () => {
+    const r = repo();
+    const base = r.commit([], [{ path: 'a.txt', text: 'a\n' }]);
+    const m1 = r.commit([base], [{ path: 'b.txt', text: 'b\n' }]);
+    const m2 = r.commit([m1], [{ path: 'c.txt', text: 'c\n' }]);
+    const reader = new ObjectReader(r.hub);
+    readers.push(reader);
+    const chain = new MainChain(reader, base);
+    expect(await chain.moveTo(m2)).toBe(true);
+    const work = r.commit([base], [{ path: 'x.txt', text: 'x\n' }]);
+    const synced = r.commit([work, m1], [], r.mergeTree(work, m1) ?? undefined);
+    expect(await mergeBaseOnChain(reader, chain, work)).toBe(base);
+    expect(await mergeBaseOnChain(reader, chain, synced)).toBe(m1);
+    // On main already: nothing to merge, left to merge-tree to say so.
+    expect(await mergeBaseOnChain(reader, chain, m1)).toBeNull();
+    // A history of its own (another root) has no merge base on the chain.
+    const stranger = r.commit(
+      [r.commit([], [{ path: 'z.txt', text: 'z\n' }])],
+      [{ path: 'y.txt', text: 'y\n' }],
+    );
+    expect(await mergeBaseOnChain(reader, chain, stranger)).toBeNull();
+    // main moved back (a guard reset): the chain follows.
+    expect(await chain.moveTo(m1)).toBe(true);
+    expect(chain.indexOf(m2)).toBeUndefined();
+    expect(await mergeBaseOnChain(reader, chain, synced)).toBe(m1);
+  });
+
+  it('leaves to merge-tree a file added in a folder that main renamed (directory-rename detection)', async () => {
+    const r = repo();
+    const base = r.commit(
+      [],
+      [
+        { path: 'old/a.txt', text: 'alpha alpha alpha\n' },
+        { path: 'old/b.txt', text: 'beta beta beta\n' },
+        { path: 'keep.txt', text: 'k\n' },
+      ],
+    );
+    const renamed = r.commit(
+      [base],
+      [
+        { path: 'old/a.txt', deleted: true },
+        { path: 'old/b.txt', deleted: true },
+        { path: 'new/a.txt', text: 'alpha alpha alpha\n' },
+        { path: 'new/b.txt', text: 'beta beta beta\n' },
+      ],
+    );
+    const reader = new ObjectReader(r.hub);
+    readers.push(reader);
+    const adds = r.commit([base], [{ path: 'old/c.txt', text: 'gamma\n' }]);
+    const others = [2, 3, 4, 5].map((mr) =>
+      pending(mr, r.commit([base], [{ path: `n${mr}.txt`, text: 'n\n' }])),
+    );
+    const plan = await planFastChain(r.hub, reader, new MainChain(reader, base), renamed, [
+      pending(1, adds),
+      ...others,
+    ]);
+    // Without the folder rule the fast lane would write old/c.txt where git's merge moves it (or
+    // reports the conflict): it must not take it.
+    expect(r.mergeTree(renamed, adds)).not.toBe(
+      r.treeOf(r.commit([renamed], [{ path: 'old/c.txt', text: 'gamma\n' }])),
+    );
+    expect(plan.rest.map((p) => p.mr)).toEqual([1]);
+    expect(plan.fast.map((f) => f.request.mr)).toEqual([2, 3, 4, 5]);
+  });
+
+  it('takes nothing when main above the base is not linear', async () => {
+    const r = repo();
+    const base = r.commit([], [{ path: 'a.txt', text: 'a\n' }]);
+    const side = r.commit([base], [{ path: 's.txt', text: 's\n' }]);
+    const m1 = r.commit([base], [{ path: 'b.txt', text: 'b\n' }]);
+    const merged = r.commit([m1, side], [], r.mergeTree(m1, side) ?? undefined);
+    const reader = new ObjectReader(r.hub);
+    readers.push(reader);
+    const batch = [1, 2, 3, 4, 5].map((mr) =>
+      pending(mr, r.commit([m1], [{ path: `n${mr}.txt`, text: 'n\n' }])),
+    );
+    const plan = await planFastChain(r.hub, reader, new MainChain(reader, base), merged, batch);
+    expect(plan.fast).toHaveLength(0);
+    expect(plan.rest).toHaveLength(5);
+    // The same requests on a linear main are all taken.
+    const linear = await planFastChain(r.hub, reader, new MainChain(reader, base), m1, batch);
+    expect(linear.fast.map((f) => f.request.mr)).toEqual([1, 2, 3, 4, 5]);
+  });
+});
