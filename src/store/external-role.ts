@@ -9,7 +9,10 @@ import { APP_ROLE } from './embedded-paths.js';
 export interface AppRoleSetup {
   /** colony_app exists (grants can be applied). */
   exists: boolean;
-  /** Created just now: re-apply every migration's grants. */
+  /**
+   * Created just now, or found without its grants (an admin created it after the database was first
+   * migrated without it): re-apply every migration's grants.
+   */
   created: boolean;
 }
 
@@ -34,7 +37,12 @@ export async function ensureExternalAppRole(client: pg.ClientBase): Promise<AppR
   } catch {
     // Not allowed to grant it to ourselves; the app pool probe below falls back.
   }
-  return { exists: true, created };
+  // An admin may have created colony_app after the database was migrated without it: grant now.
+  const ungranted = await client.query<{ missing: boolean }>(
+    `SELECT to_regnamespace('colony') IS NOT NULL AND NOT has_schema_privilege($1, 'colony', 'USAGE') AS missing`,
+    [APP_ROLE],
+  );
+  return { exists: true, created: created || ungranted.rows[0]?.missing === true };
 }
 
 /** Connection config for app connections, or the plain URL with a warning if the role switch fails. */

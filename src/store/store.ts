@@ -8,6 +8,7 @@ import {
   type Say,
 } from './embedded-server.js';
 import { PgEventLog } from './event-log.js';
+import { describeExternalError } from './external-error.js';
 import { appConnection, ensureExternalAppRole } from './external-role.js';
 import { runMigrations } from './migrations.js';
 import { type RunLockResult, tryLockRun } from './run-lock.js';
@@ -92,6 +93,10 @@ export async function tryOpenStore(options: StoreOptions = {}): Promise<OpenResu
     }
   } catch (err) {
     if (embedded) await releaseEmbeddedServer(home);
+    if (externalUrl) {
+      const source = options.databaseUrl ? 'databaseUrl' : 'COLONY_DATABASE_URL';
+      return { ok: false, error: describeExternalError(externalUrl, source, err) };
+    }
     return { ok: false, error: `store: ${(err as Error).message}` };
   }
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
