@@ -8,7 +8,7 @@
  * `merge-tree` would write; the rest (overlapping paths, renames near deletions, unusual history) goes
  * to `merge-tree` as before (candidate.ts). Conservative by construction: when in doubt, not fast.
  */
-import { spawn } from 'node:child_process';
+import { launch } from '../../core/launcher.js';
 import { gitEnv } from '../git.js';
 import { type MainChain, mergeBaseOnChain } from './main-chain.js';
 import type { ObjectReader } from './object-reader.js';
@@ -226,29 +226,14 @@ export async function writeFastChain(
   return { ok: true, commits };
 }
 
-/** Runs git with `input` on stdin: its stdout, or the end of its stderr. */
-function run(
+/** Runs git with `input` on stdin (through a launcher process): its stdout, or the end of its stderr. */
+async function run(
   cwd: string,
   args: string[],
   input: string | Buffer,
 ): Promise<{ ok: true; stdout: Buffer } | { ok: false; error: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd, env: gitEnv() });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-2000);
-    });
-    child.stdin.on('error', () => {});
-    child.on('error', (error) => resolve({ ok: false, error: error.message }));
-    child.on('close', (code) =>
-      resolve(
-        code === 0
-          ? { ok: true, stdout: Buffer.concat(chunks) }
-          : { ok: false, error: stderr.trim().split('\n').at(-1) || `exited with ${code}` },
-      ),
-    );
-    child.stdin.end(input);
-  });
+  const result = await launch('git', args, { cwd, env: gitEnv(), input });
+  if (result.code === 0) return { ok: true, stdout: result.stdout };
+  const stderr = result.stderr.toString('utf8').trim();
+  return { ok: false, error: stderr.split('\n').at(-1) || result.error || `exited with ${result.code}` };
 }

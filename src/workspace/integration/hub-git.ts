@@ -3,7 +3,7 @@
  * `git merge-tree --write-tree` (git ≥ 2.38): a three-way merge computed in the object store, no
  * checkout needed, conflicts listed by file; landing is one `update-ref --stdin` transaction.
  */
-import { spawn } from 'node:child_process';
+import { launch } from '../../core/launcher.js';
 import { git, gitEnv, gitError } from '../git.js';
 
 export type MergeOutcome =
@@ -143,40 +143,18 @@ async function gitWithInput(
   args: string[],
   input: string,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd, env: gitEnv() });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.stdout.resume();
-    child.on('error', (error) => resolve({ ok: false, error: error.message }));
-    child.on('close', (code) => {
-      if (code === 0) resolve({ ok: true });
-      else resolve({ ok: false, error: stderr.trim() || `git ${args.join(' ')} exited with ${code}` });
-    });
-    child.stdin.end(input);
-  });
+  const result = await gitWithOutput(cwd, args, input);
+  return result.ok ? { ok: true } : result;
 }
 
+/** git with `input` on stdin, started by a launcher process (core/launcher.ts). */
 async function gitWithOutput(
   cwd: string,
   args: string[],
   input: string,
 ): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd, env: gitEnv() });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    child.on('error', (error) => resolve({ ok: false, error: error.message }));
-    child.on('close', (code) => {
-      if (code === 0) resolve({ ok: true, stdout: Buffer.concat(chunks).toString('utf8') });
-      else resolve({ ok: false, error: stderr.trim() || `git ${args.join(' ')} exited with ${code}` });
-    });
-    child.stdin.end(input);
-  });
+  const result = await launch('git', args, { cwd, env: gitEnv(), input });
+  if (result.code === 0) return { ok: true, stdout: result.stdout.toString('utf8') };
+  const stderr = result.stderr.toString('utf8').trim();
+  return { ok: false, error: stderr || result.error || `git ${args.join(' ')} exited with ${result.code}` };
 }

@@ -1,0 +1,96 @@
+/** Commands run through the launcher processes keep the contract of a direct spawn. */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { launch } from '../../src/core/launcher.js';
+
+const env = { PATH: process.env.PATH ?? '' };
+const cwd = process.cwd();
+
+describe.each([
+  ['through launchers', '0'],
+  ['spawned directly', '1'],
+])('launch, %s', (_label, direct) => {
+  const run = async (file: string, args: string[], options: Partial<Parameters<typeof launch>[2]> = {}) => {
+    const before = process.env.COLONY_DIRECT_SPAWN;
+    process.env.COLONY_DIRECT_SPAWN = direct;
+    try {
+      return await launch(file, args, { cwd, env, ...options });
+    } finally {
+      if (before === undefined) delete process.env.COLONY_DIRECT_SPAWN;
+      else process.env.COLONY_DIRECT_SPAWN = before;
+    }
+  };
+
+  it('returns exit code, stdout and stderr as bytes, in the given folder and environment', async () => {
+    const result = await run('sh', ['-c', 'pwd; echo "$ONLY_HERE"; echo oops >&2; exit 3'], {
+      cwd: '/tmp',
+      env: { ...env, ONLY_HERE: 'here' },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stdout.toString()).toBe('/tmp\nhere\n');
+    expect(result.stderr.toString()).toBe('oops\n');
+    expect(result.error).toBeUndefined();
+  });
+
+  it('passes input on stdin, binary intact, and closes stdin when there is none', async () => {
+    const bytes = Buffer.from([0, 1, 2, 255, 10, 0]);
+    const echoed = await run('cat', [], { input: bytes });
+    expect(echoed.code).toBe(0);
+    expect(Buffer.compare(echoed.stdout, bytes)).toBe(0);
+    const none = await run('cat', []);
+    expect(none).toMatchObject({ code: 0, timedOut: false });
+    expect(none.stdout.length).toBe(0);
+  });
+
+  it('reports a missing program, a time-out and an output limit as errors', async () => {
+    const missing = await run('colony-no-such-program', []);
+    expect(missing.code).toBeNull();
+    expect(missing.error).toContain('ENOENT');
+    const slow = await run('sleep', ['5'], { timeoutMs: 200 });
+    expect(slow).toMatchObject({ code: null, timedOut: true });
+    expect(slow.error).toContain('timed out after 200 ms');
+    const big = await run('head', ['-c', '100000', '/dev/zero'], { maxBuffer: 1000 });
+    expect(big.code).toBeNull();
+    expect(big.error).toContain('output beyond 1000 bytes');
+  });
+
+  it('runs many commands at once and answers each with its own output', async () => {
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => run('sh', ['-c', `echo ${i}`])));
+    expect(results.map((r) => r.stdout.toString().trim())).toEqual(
+      Array.from({ length: 100 }, (_, i) => String(i)),
+    );
+  });
+});
+
+describe('launcher processes', () => {
+  it('an idle launcher does not keep the process alive, and a killed one is replaced', () => {
+    // A child process (the built dist: `npm test` builds it first): one command through a launcher, the launcher killed mid-command (that command
+    // fails with a clear error), another command (a new launcher), then the process must exit by
+    // itself.
+    const script = `
+      import { launch } from ${JSON.stringify(path.resolve('dist/src/core/launcher.js'))};
+      import { execFileSync } from 'node:child_process';
+      const env = { PATH: process.env.PATH };
+      const first = await launch('sh', ['-c', 'echo first'], { cwd: '/', env });
+      const pids = () => execFileSync('pgrep', ['-P', String(process.pid), '-f', 'process.on'], { encoding: 'utf8' }).trim().split('\\n');
+      const slow = launch('sleep', ['5'], { cwd: '/', env });
+      for (const pid of pids()) process.kill(Number(pid), 'SIGKILL');
+      const killed = await slow;
+      const after = await launch('sh', ['-c', 'echo after'], { cwd: '/', env });
+      console.log(JSON.stringify({ first: first.stdout.toString(), killed: killed.error, after: after.stdout.toString() }));
+    `;
+    const started = Date.now();
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(JSON.parse(out)).toEqual({
+      first: 'first\n',
+      killed: 'the launcher process exited',
+      after: 'after\n',
+    });
+    // It exited on its own, long before the killed launcher's sleep would have ended.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
