@@ -10,7 +10,7 @@
  *
  * Usage: npm run bench -- peers [--n 1000] [--files N] [--latency-ms 1000] [--concurrency 64]
  *        [--mode claims|board] [--home DIR] [--keep] [--sample-ms 250] [--sandbox off|on]
- *        [--cpu-prof FILE] (diagnosis: a CPU profile of this process over executeRun)
+ *        [--merge-check trivial|tests] [--cpu-prof FILE] (diagnosis: a CPU profile of executeRun)
  *
  * `--mode` (bench/lib/peers-policy.ts): `claims` (default) finds work by grep + free-form claims;
  * `board` through the task board (one peer adds a task per broken file, the others claim_next).
@@ -49,9 +49,32 @@ const COORDINATION_TOOLS = new Set([
   'tasks_ready',
 ]);
 
-function syntheticRepo(dir: string, files: number): { dir: string; commit: string } {
+/**
+ * `--merge-check tests`: a node:test suite the merge check runs on every candidate (~1 s here): each
+ * file is either still broken or fixed as the task says, and a checksum test that does ~0.7 s of work.
+ */
+const NODE_TESTS = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+test('every file is broken or fixed', () => {
+  for (const name of readdirSync('files')) {
+    const text = readFileSync('files/' + name, 'utf8');
+    assert.ok(text === 'broken\\n' || text === 'fixed files/' + name + '\\n', name + ': ' + text);
+  }
+});
+test('checksums are stable', () => {
+  const data = Buffer.alloc(1 << 20, 7);
+  let a = '';
+  for (let i = 0; i < 600; i++) a = createHash('sha256').update(data).update(a).digest('hex');
+  assert.equal(a.length, 64);
+});
+`;
+
+function syntheticRepo(dir: string, files: number, tests: boolean): { dir: string; commit: string } {
   const contents: Record<string, string> = {
     'README.md': `# ${files} independent files\n\nEach files/f*.txt must not say broken.\n`,
+    ...(tests ? { 'test/files.test.mjs': NODE_TESTS } : {}),
   };
   for (let i = 0; i < files; i++) contents[fileName(i)] = 'broken\n';
   return commitFixture(dir, contents, 'synthetic repository');
@@ -112,6 +135,10 @@ async function main(): Promise<void> {
   // off (default, as the figures in bench/README.md were taken) or on: every bash call and check in bwrap.
   const sandboxed = args.string('sandbox') === 'on';
   const profileFile = args.string('cpu-prof');
+  // trivial (default): `test -d files`; tests: `node --test` on the repository's test suite.
+  const mergeCheck = args.string('merge-check') ?? 'trivial';
+  if (mergeCheck !== 'trivial' && mergeCheck !== 'tests')
+    throw new Error(`--merge-check must be trivial or tests, not ${mergeCheck}`);
   const mode = (args.string('mode') ?? 'claims') as PeersBenchMode;
   if (mode !== 'claims' && mode !== 'board') throw new Error(`--mode must be claims or board, not ${mode}`);
   const scratch = mkdtempSync(join(tmpdir(), 'colony-bench-peers-'));
@@ -120,7 +147,7 @@ async function main(): Promise<void> {
   try {
     store = await openStore({ home, quiet: true, databaseUrl: '', poolSize: 16 });
     const pm = Number(readFileSync(join(embeddedPaths(home).data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const repo = syntheticRepo(join(scratch, 'repo'), files);
+    const repo = syntheticRepo(join(scratch, 'repo'), files, mergeCheck === 'tests');
     const spec: RunSpec = {
       runId: newRunId(),
       topology: 'peers',
@@ -133,7 +160,7 @@ async function main(): Promise<void> {
       model: 'scripted',
       customModels: [],
       verify: '! grep -rq broken files',
-      mergeVerify: 'test -d files',
+      mergeVerify: mergeCheck === 'tests' ? 'node --test test/' : 'test -d files',
       idleMs: 30 * 60_000,
       deadlineAt: new Date(Date.now() + 6 * 3_600_000).toISOString(),
       maxSteps: 200,
@@ -273,6 +300,16 @@ async function main(): Promise<void> {
             ]),
           ),
         },
+        mergeCheck,
+        batches: new Set(of('merge.landed').map((e) => e.data.batch.join(','))).size,
+        landedPerMinute: r(
+          of('merge.landed').length /
+            Math.max(
+              1 / 60,
+              (Math.max(...of('merge.landed').map(at)) - Math.min(...of('merge.requested').map(at))) / 60_000,
+            ),
+          1,
+        ),
         mergeLatencyMs: {
           p50: percentile(mergeLatency, 0.5),
           p95: percentile(mergeLatency, 0.95),
