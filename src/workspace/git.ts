@@ -2,7 +2,7 @@
  * Run git as data: an argument array through execFile (never a shell string), a result object
  * (never a throw), and an environment that does not depend on the user's global or system config.
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
@@ -25,6 +25,8 @@ export interface GitOptions {
    * user's own repository. Default false: hub and worktree commands never depend on it.
    */
   userConfig?: boolean;
+  /** Written to git's stdin (which is closed after it). */
+  input?: string;
 }
 
 export const AGENT_NAME = 'Colony Agent';
@@ -88,7 +90,7 @@ export function gitEnv(extra: Record<string, string> = {}, userConfig = false): 
 
 export function git(args: string[], options: GitOptions): Promise<GitResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       'git',
       args,
       {
@@ -108,6 +110,87 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
         resolve({ ok: false, stdout, stderr: message, code });
       },
     );
+    if (options.input !== undefined) {
+      // EPIPE when git exits before reading it all: its exit code and stderr say why.
+      child.stdin?.on('error', () => {});
+      child.stdin?.end(options.input);
+    }
+  });
+}
+
+/** One side of `gitPipe`: git's arguments, folder and extra environment. */
+export interface PipeEnd {
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+/** `gitPipe`'s outcome: the failing side's output (and which side it was), else the consumer's. */
+export interface PipeResult extends GitResult {
+  failed?: 'from' | 'to';
+}
+
+/**
+ * `git <from> | git <to>` without a shell, `input` on the first one's stdin; the bytes stream through
+ * (never held whole). The result is the side that failed first (the other is then ended: a producer
+ * whose reader is gone would block on a full pipe, a consumer fed half a stream is of no use), else
+ * the consumer's output.
+ */
+export function gitPipe(
+  from: PipeEnd,
+  to: PipeEnd,
+  input: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<PipeResult> {
+  const start = (end: PipeEnd) =>
+    spawn('git', end.args, { cwd: end.cwd, env: gitEnv(end.env), timeout: timeoutMs });
+  const producer = start(from);
+  const consumer = start(to);
+  producer.stdout.pipe(consumer.stdin);
+  producer.stdin.on('error', () => {});
+  consumer.stdin.on('error', () => {});
+  producer.stdin.end(input);
+  let firstFailure: PipeResult | undefined;
+  const settle = (result: GitResult, side: 'from' | 'to', other: ChildProcessWithoutNullStreams) => {
+    if (!result.ok && firstFailure === undefined) {
+      firstFailure = { ...result, failed: side };
+      other.kill();
+    }
+    return result;
+  };
+  return Promise.all([
+    exited(producer, from.args, false).then((result) => settle(result, 'from', consumer)),
+    exited(consumer, to.args, true).then((result) => settle(result, 'to', producer)),
+  ]).then(([, consumed]) => firstFailure ?? consumed);
+}
+
+function exited(
+  child: ChildProcessWithoutNullStreams,
+  args: string[],
+  keepStdout: boolean,
+): Promise<GitResult> {
+  return new Promise((resolve) => {
+    let stdout = '';
+    let stderr = '';
+    if (keepStdout) {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+    }
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    // A git that could not start reports 'error' (and maybe never 'close'); resolving twice is a no-op.
+    child.on('error', (error) => resolve({ ok: false, stdout, stderr: error.message, code: null }));
+    child.on('close', (code, signal) => {
+      const why = signal ? `was stopped by ${signal}` : `exited with code ${code}`;
+      resolve({
+        ok: code === 0,
+        stdout,
+        stderr: stderr || (code === 0 ? '' : `git ${args[0]} ${why}`),
+        code,
+      });
+    });
   });
 }
 
