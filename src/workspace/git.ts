@@ -1,10 +1,11 @@
 /**
- * Run git as data: an argument array through execFile (never a shell string), a result object
+ * Run git as data: an argument array (never a shell string), a result object
  * (never a throw), and an environment that does not depend on the user's global or system config.
  */
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { launch } from '../core/launcher.js';
 
 export interface GitResult {
   ok: boolean;
@@ -88,34 +89,27 @@ export function gitEnv(extra: Record<string, string> = {}, userConfig = false): 
   };
 }
 
-export function git(args: string[], options: GitOptions): Promise<GitResult> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      'git',
-      args,
-      {
-        cwd: options.cwd,
-        env: gitEnv({ ...pinnedGitDir(options.cwd), ...options.env }, options.userConfig),
-        maxBuffer: MAX_BUFFER,
-        timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        if (!error) {
-          resolve({ ok: true, stdout, stderr, code: 0 });
-          return;
-        }
-        const code = typeof error.code === 'number' ? error.code : null;
-        const message = stderr || error.message;
-        resolve({ ok: false, stdout, stderr: message, code });
-      },
-    );
-    if (options.input !== undefined) {
-      // EPIPE when git exits before reading it all: its exit code and stderr say why.
-      child.stdin?.on('error', () => {});
-      child.stdin?.end(options.input);
-    }
+/**
+ * Runs git to its end. The process is started by a launcher (core/launcher.ts), not by Colony's own
+ * process, whose synchronous fork cost grows with its memory and stalls the event loop.
+ */
+export async function git(args: string[], options: GitOptions): Promise<GitResult> {
+  const result = await launch('git', args, {
+    cwd: options.cwd,
+    env: gitEnv({ ...pinnedGitDir(options.cwd), ...options.env }, options.userConfig),
+    maxBuffer: MAX_BUFFER,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.input !== undefined ? { input: options.input } : {}),
   });
+  const stdout = result.stdout.toString('utf8');
+  const stderr = result.stderr.toString('utf8');
+  if (result.code === 0) return { ok: true, stdout, stderr, code: 0 };
+  return {
+    ok: false,
+    stdout,
+    stderr: stderr || result.error || `git exited with ${result.code}`,
+    code: result.code,
+  };
 }
 
 /** One side of `gitPipe`: git's arguments, folder and extra environment. */
