@@ -32,7 +32,7 @@ import { executeRun } from '../src/topology/execute-run.js';
 import { parseBenchArgs } from './lib/args.js';
 import { commitFixture } from './lib/fixture-repo.js';
 import { fileName, type PeersBenchMode, peersBenchPolicy } from './lib/peers-policy.js';
-import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
+import { cachedTree, type ProcStat, RssSampler } from './lib/proc.js';
 import { startProfile } from './lib/profile.js';
 
 const MB = 1024 * 1024;
@@ -182,11 +182,15 @@ async function main(): Promise<void> {
       createScriptedProvider(peersBenchPolicy(mode), { latencyMs, promptCache: true }),
       chars,
     );
-    const postgres = cachedTree(pm);
-    const rss = new RssSampler((): ProcStat[] => {
-      const self = readProcStat(process.pid);
-      return [...(self ? [self] : []), ...postgres()];
-    });
+    // One /proc scan every 2 s (with thousands of git processes a scan is costly, and it runs in the
+    // measured process): the postmaster and its backends, this process and its children.
+    const tree = cachedTree([pm, process.pid], 2000);
+    // This process's children that are Node: the launchers (core/launcher.ts) that start its git.
+    const isLauncher = (s: ProcStat) => s.ppid === process.pid && s.comm === 'node';
+    const launchers = () => tree().filter(isLauncher);
+    const rss = new RssSampler((): ProcStat[] =>
+      tree().filter((s) => s.pid === process.pid || s.pid === pm || s.ppid === pm || isLauncher(s)),
+    );
     rss.start(sampleMs);
     const profiler = profileFile ? await startProfile(profileFile) : null;
     const cpuBefore = process.cpuUsage();
@@ -323,6 +327,9 @@ async function main(): Promise<void> {
         events: events.length,
         peakRssMB: r(rss.peakBytes / MB, 1),
         peakNodeRssMB: r((rss.peakByPid.get(process.pid) ?? 0) / MB, 1),
+        launchers: launchers().length,
+        // Launchers start on first use, inside the run: their CPU so far is all the run's.
+        launcherCpuS: r(launchers().reduce((sum, l) => sum + l.cpuMs, 0) / 1000, 1),
         nodeCpuS: r((cpu.user + cpu.system) / 1e6, 1),
         inputTokens: tokens.input,
         cachedInputTokens: tokens.cachedInput,

@@ -80,15 +80,17 @@ export function treeCpuMs(root: number, stats: readonly ProcStat[] = allProcStat
  * A root process and its direct children, with the /proc scan for children (costly: every process
  * is read) redone at most every `rescanMs`; in between only the known pids are read.
  */
-export function cachedTree(root: number, rescanMs = 1000): () => ProcStat[] {
+export function cachedTree(root: number | number[], rescanMs = 1000): () => ProcStat[] {
+  const roots = Array.isArray(root) ? root : [root];
   let pids: number[] = [];
   let scannedAt = -Infinity;
   return () => {
     const now = performance.now();
     if (now - scannedAt >= rescanMs) {
       scannedAt = now;
-      const tree = withChildren(root);
-      pids = tree.map((s) => s.pid);
+      const all = allProcStats();
+      const tree = roots.flatMap((r) => withChildren(r, all));
+      pids = [...new Set(tree.map((s) => s.pid))];
       return tree;
     }
     const stats: ProcStat[] = [];

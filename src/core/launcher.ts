@@ -14,6 +14,7 @@
  * turns launchers off (every command spawned by this process) to compare.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 export interface LaunchOptions {
   cwd: string;
@@ -40,36 +41,89 @@ export interface LaunchResult {
 const LAUNCHERS = 2;
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
 
-/** The launcher's program (plain JS, so it runs from the sources under test and from dist alike). */
-const LAUNCHER_SOURCE = `
+/**
+ * What runs a command and a pipeline, as plain JS: the launcher's program, and in this process when
+ * launchers are off (one implementation either way). `answer` is called once.
+ */
+const RUNNERS = `
 const { spawn } = require('node:child_process');
+function collect(child, m, keepStdout) {
+  const out = []; const err = []; let outLen = 0;
+  const state = { overflow: false, timedOut: false };
+  if (keepStdout) child.stdout.on('data', (c) => { outLen += c.length; if (outLen > m.maxBuffer) { state.overflow = true; child.kill('SIGTERM'); } else out.push(c); });
+  child.stderr.on('data', (c) => { if (err.length < 1000) err.push(c); });
+  child.stdin.on('error', () => {});
+  return new Promise((resolve) => {
+    let done = false;
+    const end = (r) => { if (!done) { done = true; resolve({ ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut: state.timedOut }); } };
+    child.on('error', (e) => end({ code: null, signal: null, error: e.message }));
+    child.on('close', (code, signal) => end({
+      code: state.timedOut || state.overflow ? null : code, signal,
+      error: state.timedOut ? 'timed out after ' + m.timeoutMs + ' ms' : state.overflow ? 'output beyond ' + m.maxBuffer + ' bytes' : undefined,
+    }));
+    child.timeoutState = state;
+  });
+}
+function start(c) {
+  return spawn(c.file, c.args, { cwd: c.cwd, env: c.env, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+function withTimeout(m, children) {
+  if (!m.timeoutMs) return () => {};
+  const timer = setTimeout(() => { for (const c of children) { c.timeoutState.timedOut = true; c.kill('SIGTERM'); } }, m.timeoutMs);
+  return () => clearTimeout(timer);
+}
+function runOne(m, answer) {
+  let child;
+  try { child = start(m); } catch (e) { answer({ code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), error: String(e && e.message), timedOut: false }); return; }
+  const result = collect(child, m, true);
+  const stop = withTimeout(m, [child]);
+  if (m.input !== undefined && m.input !== null) child.stdin.end(Buffer.from(m.input)); else child.stdin.end();
+  result.then((r) => { stop(); answer(r); });
+}
+function runPipe(m, answer) {
+  let from; let to;
+  try { from = start(m.from); to = start(m.to); } catch (e) {
+    if (from) from.kill();
+    const r = { code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), error: String(e && e.message), timedOut: false };
+    answer({ from: r, to: r, failed: 'from' }); return;
+  }
+  from.stdout.pipe(to.stdin);
+  const results = [collect(from, m, false), collect(to, m, true)];
+  const stop = withTimeout(m, [from, to]);
+  let failed;
+  // The side that fails first ends the other: a writer whose reader is gone would block on a full
+  // pipe, a reader fed half a stream is of no use.
+  results[0].then((r) => { if (r.code !== 0 && !failed) { failed = 'from'; to.stdin.destroy(); to.kill(); } });
+  results[1].then((r) => { if (r.code !== 0 && !failed) { failed = 'to'; from.stdout.destroy(); from.kill(); } });
+  if (m.input !== undefined && m.input !== null) from.stdin.end(Buffer.from(m.input)); else from.stdin.end();
+  Promise.all(results).then(([a, b]) => { stop(); answer({ from: a, to: b, failed }); });
+}
+`;
+
+/** The launcher's program: the runners behind an IPC loop. */
+const LAUNCHER_SOURCE = `${RUNNERS}
 process.on('disconnect', () => process.exit(0));
 process.on('message', (m) => {
-  let done = false;
-  const answer = (r) => { if (done) return; done = true; clearTimeout(timer); process.send({ id: m.id, ...r }); };
-  let child;
-  try {
-    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ['pipe', 'pipe', 'pipe'] });
-  } catch (e) {
-    answer({ code: null, signal: null, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), error: String(e && e.message), timedOut: false });
-    return;
-  }
-  const out = []; const err = []; let outLen = 0; let errLen = 0; let timedOut = false; let overflow = false;
-  const timer = m.timeoutMs ? setTimeout(() => { timedOut = true; child.kill('SIGTERM'); }, m.timeoutMs) : undefined;
-  child.stdout.on('data', (c) => { outLen += c.length; if (outLen > m.maxBuffer) { overflow = true; child.kill('SIGTERM'); } else out.push(c); });
-  child.stderr.on('data', (c) => { errLen += c.length; if (errLen <= m.maxBuffer) err.push(c); });
-  child.stdin.on('error', () => {});
-  child.on('error', (e) => answer({ code: null, signal: null, stdout: Buffer.concat(out), stderr: Buffer.concat(err), error: e.message, timedOut: false }));
-  child.on('close', (code, signal) => answer({
-    code: timedOut || overflow ? null : code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), timedOut,
-    error: timedOut ? 'timed out after ' + m.timeoutMs + ' ms' : overflow ? 'output beyond ' + m.maxBuffer + ' bytes' : undefined,
-  }));
-  if (m.input !== undefined) child.stdin.end(Buffer.from(m.input)); else child.stdin.end();
+  const answer = (r) => process.send({ id: m.id, result: r });
+  if (m.from) runPipe(m, answer); else runOne(m, answer);
 });
 `;
 
+type Runner = (message: object, answer: (result: unknown) => void) => void;
+
+let inProcess: { runOne: Runner; runPipe: Runner } | null = null;
+/** The runners in this process (COLONY_DIRECT_SPAWN=1, or no launcher could start). */
+function runners(): { runOne: Runner; runPipe: Runner } {
+  inProcess ??= new Function('require', `${RUNNERS}\nreturn { runOne, runPipe };`)(
+    createRequire(import.meta.url),
+  ) as { runOne: Runner; runPipe: Runner };
+  return inProcess;
+}
+
 interface Pending {
-  resolve: (result: LaunchResult) => void;
+  resolve: (result: unknown) => void;
+  /** The answer when the launcher dies with this in flight. */
+  lost: unknown;
 }
 
 class Launcher {
@@ -81,29 +135,20 @@ class Launcher {
     return this.pending.size;
   }
 
-  run(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
+  /** Sends one command or pipeline message; resolves with the launcher's answer. */
+  send<T>(message: Record<string, unknown>, lost: T): Promise<T> {
     const child = this.process();
-    if (child === null) return direct(file, args, options);
+    if (child === null)
+      return new Promise((resolve) =>
+        (message.from ? runners().runPipe : runners().runOne)(message, (r) => resolve(revive(r) as T)),
+      );
     const id = this.nextId++;
     return new Promise((resolve) => {
       if (this.pending.size === 0) this.ref(child, true);
-      this.pending.set(id, { resolve });
-      const input = options.input === undefined ? undefined : Buffer.from(options.input);
-      child.send(
-        {
-          id,
-          file,
-          args,
-          cwd: options.cwd,
-          env: options.env,
-          input,
-          timeoutMs: options.timeoutMs,
-          maxBuffer: options.maxBuffer ?? DEFAULT_MAX_BUFFER,
-        },
-        (error) => {
-          if (error) this.settle(id, gone(`could not reach the launcher: ${error.message}`));
-        },
-      );
+      this.pending.set(id, { resolve: resolve as (result: unknown) => void, lost });
+      child.send({ id, ...message }, (error) => {
+        if (error) this.settle(id, lost);
+      });
     });
   }
 
@@ -120,18 +165,12 @@ class Launcher {
       return null;
     }
     this.child = child;
-    child.on('message', (message: LaunchResult & { id: number }) => {
-      const { id, ...result } = message;
-      this.settle(id, {
-        ...result,
-        // Structured clone hands Buffers over as Uint8Arrays.
-        stdout: Buffer.from(result.stdout),
-        stderr: Buffer.from(result.stderr),
-      });
+    child.on('message', (message: { id: number; result: unknown }) => {
+      this.settle(message.id, revive(message.result));
     });
     const lost = () => {
       if (this.child === child) this.child = null;
-      for (const id of [...this.pending.keys()]) this.settle(id, gone('the launcher process exited'));
+      for (const [id, pending] of [...this.pending]) this.settle(id, pending.lost);
     };
     child.on('exit', lost);
     child.on('error', lost);
@@ -139,7 +178,7 @@ class Launcher {
     return child;
   }
 
-  private settle(id: number, result: LaunchResult): void {
+  private settle(id: number, result: unknown): void {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);
@@ -162,12 +201,68 @@ class Launcher {
 
 const launchers = Array.from({ length: LAUNCHERS }, () => new Launcher());
 
-/** Runs `file args` to its end through a launcher (or directly when launchers are off). */
-export function launch(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
-  if (process.env.COLONY_DIRECT_SPAWN === '1') return direct(file, args, options);
+function pick(): Launcher {
   let best = launchers[0] as Launcher;
   for (const launcher of launchers) if (launcher.inFlight < best.inFlight) best = launcher;
-  return best.run(file, args, options);
+  return best;
+}
+
+const LOST = 'the launcher process exited';
+
+/** Runs `file args` to its end through a launcher (or in this process when launchers are off). */
+export function launch(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
+  const message = { file, args, ...commandOptions(options) };
+  if (process.env.COLONY_DIRECT_SPAWN === '1')
+    return new Promise((resolve) => runners().runOne(message, (r) => resolve(revive(r) as LaunchResult)));
+  return pick().send(message, gone(LOST));
+}
+
+export interface PipeCommand {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface PipeLaunchResult {
+  from: LaunchResult;
+  to: LaunchResult;
+  /** The side that failed first (the other was then ended). */
+  failed?: 'from' | 'to';
+}
+
+/** `from | to` without a shell, `input` on from's stdin, streamed inside the launcher; to's stdout kept. */
+export function launchPipe(
+  from: PipeCommand,
+  to: PipeCommand,
+  options: Omit<LaunchOptions, 'cwd' | 'env'>,
+): Promise<PipeLaunchResult> {
+  const message = { from, to, ...commandOptions({ ...options, cwd: to.cwd, env: to.env }) };
+  if (process.env.COLONY_DIRECT_SPAWN === '1')
+    return new Promise((resolve) =>
+      runners().runPipe(message, (r) => resolve(revive(r) as PipeLaunchResult)),
+    );
+  const lost = gone(LOST);
+  return pick().send(message, { from: lost, to: lost, failed: 'from' } as PipeLaunchResult);
+}
+
+function commandOptions(options: LaunchOptions): Record<string, unknown> {
+  return {
+    cwd: options.cwd,
+    env: options.env,
+    input: options.input === undefined ? undefined : Buffer.from(options.input),
+    timeoutMs: options.timeoutMs,
+    maxBuffer: options.maxBuffer ?? DEFAULT_MAX_BUFFER,
+  };
+}
+
+/** Structured clone hands Buffers over as Uint8Arrays: make them Buffers again, at any depth. */
+function revive(value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) if (inner !== undefined) out[key] = revive(inner);
+  return out;
 }
 
 function gone(error: string): LaunchResult {
@@ -179,54 +274,4 @@ function gone(error: string): LaunchResult {
     error,
     timedOut: false,
   };
-}
-
-/** The same contract, spawned by this process. */
-function direct(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
-  return new Promise((resolve) => {
-    const maxBuffer = options.maxBuffer ?? DEFAULT_MAX_BUFFER;
-    let done = false;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outLen = 0;
-    let timedOut = false;
-    let overflow = false;
-    const finish = (result: Omit<LaunchResult, 'stdout' | 'stderr'>) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve({ ...result, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
-    };
-    const child = spawn(file, args, { cwd: options.cwd, env: options.env });
-    const timer = options.timeoutMs
-      ? setTimeout(() => {
-          timedOut = true;
-          child.kill('SIGTERM');
-        }, options.timeoutMs)
-      : undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
-      outLen += chunk.length;
-      if (outLen > maxBuffer) {
-        overflow = true;
-        child.kill('SIGTERM');
-      } else out.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.stdin.on('error', () => {});
-    child.on('error', (error) => finish({ code: null, signal: null, error: error.message, timedOut: false }));
-    child.on('close', (code, signal) =>
-      finish({
-        code: timedOut || overflow ? null : code,
-        signal,
-        timedOut,
-        ...(timedOut
-          ? { error: `timed out after ${options.timeoutMs} ms` }
-          : overflow
-            ? { error: `output beyond ${maxBuffer} bytes` }
-            : {}),
-      }),
-    );
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
-  });
 }

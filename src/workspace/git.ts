@@ -2,10 +2,9 @@
  * Run git as data: an argument array (never a shell string), a result object
  * (never a throw), and an environment that does not depend on the user's global or system config.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { launch } from '../core/launcher.js';
+import { type LaunchResult, launch, launchPipe } from '../core/launcher.js';
 
 export interface GitResult {
   ok: boolean;
@@ -126,66 +125,30 @@ export interface PipeResult extends GitResult {
 
 /**
  * `git <from> | git <to>` without a shell, `input` on the first one's stdin; the bytes stream through
- * (never held whole). The result is the side that failed first (the other is then ended: a producer
- * whose reader is gone would block on a full pipe, a consumer fed half a stream is of no use), else
- * the consumer's output.
+ * inside a launcher process (core/launcher.ts; never held whole). The result is the side that failed
+ * first (the other is then ended: a producer whose reader is gone would block on a full pipe, a
+ * consumer fed half a stream is of no use), else the consumer's output.
  */
-export function gitPipe(
+export async function gitPipe(
   from: PipeEnd,
   to: PipeEnd,
   input: string,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<PipeResult> {
-  const start = (end: PipeEnd) =>
-    spawn('git', end.args, { cwd: end.cwd, env: gitEnv(end.env), timeout: timeoutMs });
-  const producer = start(from);
-  const consumer = start(to);
-  producer.stdout.pipe(consumer.stdin);
-  producer.stdin.on('error', () => {});
-  consumer.stdin.on('error', () => {});
-  producer.stdin.end(input);
-  let firstFailure: PipeResult | undefined;
-  const settle = (result: GitResult, side: 'from' | 'to', other: ChildProcessWithoutNullStreams) => {
-    if (!result.ok && firstFailure === undefined) {
-      firstFailure = { ...result, failed: side };
-      other.kill();
-    }
-    return result;
+  const command = (end: PipeEnd) => ({ file: 'git', args: end.args, cwd: end.cwd, env: gitEnv(end.env) });
+  const piped = await launchPipe(command(from), command(to), { input, timeoutMs, maxBuffer: MAX_BUFFER });
+  const asGit = (result: LaunchResult, args: string[]): GitResult => {
+    const stdout = result.stdout.toString('utf8');
+    const stderr = result.stderr.toString('utf8');
+    if (result.code === 0) return { ok: true, stdout, stderr, code: 0 };
+    const why = stderr || result.error || `git ${args.join(' ')} exited with ${result.code}`;
+    return { ok: false, stdout, stderr: why, code: result.code };
   };
-  return Promise.all([
-    exited(producer, from.args, false).then((result) => settle(result, 'from', consumer)),
-    exited(consumer, to.args, true).then((result) => settle(result, 'to', producer)),
-  ]).then(([, consumed]) => firstFailure ?? consumed);
-}
-
-function exited(
-  child: ChildProcessWithoutNullStreams,
-  args: string[],
-  keepStdout: boolean,
-): Promise<GitResult> {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    if (keepStdout) {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString('utf8');
-      });
-    }
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-    });
-    // A git that could not start reports 'error' (and maybe never 'close'); resolving twice is a no-op.
-    child.on('error', (error) => resolve({ ok: false, stdout, stderr: error.message, code: null }));
-    child.on('close', (code, signal) => {
-      const why = signal ? `was stopped by ${signal}` : `exited with code ${code}`;
-      resolve({
-        ok: code === 0,
-        stdout,
-        stderr: stderr || (code === 0 ? '' : `git ${args[0]} ${why}`),
-        code,
-      });
-    });
-  });
+  if (piped.failed) {
+    const side = piped.failed === 'from' ? piped.from : piped.to;
+    return { ...asGit(side, piped.failed === 'from' ? from.args : to.args), failed: piped.failed };
+  }
+  return asGit(piped.to, to.args);
 }
 
 /**

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launch } from '../../src/core/launcher.js';
+import { launch, launchPipe } from '../../src/core/launcher.js';
 
 const env = { PATH: process.env.PATH ?? '' };
 const cwd = process.cwd();
@@ -55,6 +55,33 @@ describe.each([
     expect(big.error).toContain('output beyond 1000 bytes');
   });
 
+  it('pipes one command into another, and names the side that failed first', async () => {
+    const pipe = async (from: string, to: string) => {
+      const before = process.env.COLONY_DIRECT_SPAWN;
+      process.env.COLONY_DIRECT_SPAWN = direct;
+      try {
+        return await launchPipe(
+          { file: 'sh', args: ['-c', from], cwd, env },
+          { file: 'sh', args: ['-c', to], cwd, env },
+          { input: 'in\n' },
+        );
+      } finally {
+        if (before === undefined) delete process.env.COLONY_DIRECT_SPAWN;
+        else process.env.COLONY_DIRECT_SPAWN = before;
+      }
+    };
+    const good = await pipe('cat; echo more', 'tr a-z A-Z');
+    expect(good.failed).toBeUndefined();
+    expect(good.to.stdout.toString()).toBe('IN\nMORE\n');
+    const consumer = await pipe('yes', 'head -c 10 >/dev/null; echo refused >&2; exit 2');
+    expect(consumer.failed).toBe('to');
+    expect(consumer.to.stderr.toString()).toBe('refused\n');
+    const producer = await pipe('echo broken >&2; exit 3', 'cat');
+    expect(producer.failed).toBe('from');
+    expect(producer.from).toMatchObject({ code: 3 });
+    expect(producer.from.stderr.toString()).toBe('broken\n');
+  });
+
   it('runs many commands at once and answers each with its own output', async () => {
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => run('sh', ['-c', `echo ${i}`])));
     expect(results.map((r) => r.stdout.toString().trim())).toEqual(
@@ -73,7 +100,7 @@ describe('launcher processes', () => {
       import { execFileSync } from 'node:child_process';
       const env = { PATH: process.env.PATH };
       const first = await launch('sh', ['-c', 'echo first'], { cwd: '/', env });
-      const pids = () => execFileSync('pgrep', ['-P', String(process.pid), '-f', 'process.on'], { encoding: 'utf8' }).trim().split('\\n');
+      const pids = () => execFileSync('pgrep', ['-P', String(process.pid), '-x', 'node'], { encoding: 'utf8' }).trim().split('\\n');
       const slow = launch('sleep', ['5'], { cwd: '/', env });
       for (const pid of pids()) process.kill(Number(pid), 'SIGKILL');
       const killed = await slow;
