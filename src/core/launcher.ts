@@ -9,9 +9,10 @@
  * with their exit and output; Colony's event loop only writes and reads messages. Two launchers
  * (one per core of the machines we measure on) share the work by what each has in flight.
  *
- * Long-lived processes and streamed pipes (cat-file --batch, pack-objects | unpack-objects, the
- * sandboxed bash tool with its watchdog) are spawned directly as before. `COLONY_DIRECT_SPAWN=1`
- * turns launchers off (every command spawned by this process) to compare.
+ * Pipelines (`launchPipe`: pack-objects | unpack-objects) stream inside the launcher too.
+ * Long-lived processes (cat-file --batch, http-backend) and the bash tool with its watchdog are
+ * spawned directly as before. `COLONY_DIRECT_SPAWN=1` runs the same runners in this process instead
+ * (every command spawned by it), to compare.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -120,6 +121,12 @@ function runners(): { runOne: Runner; runPipe: Runner } {
   return inProcess;
 }
 
+/** A command (`file`) or pipeline (`from`) message run by this process's own runners. */
+function runHere<T>(message: Record<string, unknown>): Promise<T> {
+  const run = message.from ? runners().runPipe : runners().runOne;
+  return new Promise((resolve) => run(message, (result) => resolve(revive(result) as T)));
+}
+
 interface Pending {
   resolve: (result: unknown) => void;
   /** The answer when the launcher dies with this in flight. */
@@ -138,10 +145,7 @@ class Launcher {
   /** Sends one command or pipeline message; resolves with the launcher's answer. */
   send<T>(message: Record<string, unknown>, lost: T): Promise<T> {
     const child = this.process();
-    if (child === null)
-      return new Promise((resolve) =>
-        (message.from ? runners().runPipe : runners().runOne)(message, (r) => resolve(revive(r) as T)),
-      );
+    if (child === null) return runHere(message);
     const id = this.nextId++;
     return new Promise((resolve) => {
       if (this.pending.size === 0) this.ref(child, true);
@@ -209,12 +213,14 @@ function pick(): Launcher {
 
 const LOST = 'the launcher process exited';
 
+/** Through the least busy launcher, or here when launchers are off; `lost` if its launcher dies. */
+function dispatch<T>(message: Record<string, unknown>, lost: T): Promise<T> {
+  return process.env.COLONY_DIRECT_SPAWN === '1' ? runHere(message) : pick().send(message, lost);
+}
+
 /** Runs `file args` to its end through a launcher (or in this process when launchers are off). */
 export function launch(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
-  const message = { file, args, ...commandOptions(options) };
-  if (process.env.COLONY_DIRECT_SPAWN === '1')
-    return new Promise((resolve) => runners().runOne(message, (r) => resolve(revive(r) as LaunchResult)));
-  return pick().send(message, gone(LOST));
+  return dispatch({ file, args, ...commandOptions(options) }, gone(LOST));
 }
 
 export interface PipeCommand {
@@ -237,13 +243,9 @@ export function launchPipe(
   to: PipeCommand,
   options: Omit<LaunchOptions, 'cwd' | 'env'>,
 ): Promise<PipeLaunchResult> {
-  const message = { from, to, ...commandOptions({ ...options, cwd: to.cwd, env: to.env }) };
-  if (process.env.COLONY_DIRECT_SPAWN === '1')
-    return new Promise((resolve) =>
-      runners().runPipe(message, (r) => resolve(revive(r) as PipeLaunchResult)),
-    );
   const lost = gone(LOST);
-  return pick().send(message, { from: lost, to: lost, failed: 'from' } as PipeLaunchResult);
+  const message = { from, to, ...commandOptions({ ...options, cwd: to.cwd, env: to.env }) };
+  return dispatch<PipeLaunchResult>(message, { from: lost, to: lost, failed: 'from' });
 }
 
 function commandOptions(options: LaunchOptions): Record<string, unknown> {

@@ -26,7 +26,9 @@ export interface GitOptions {
    */
   userConfig?: boolean;
   /** Written to git's stdin (which is closed after it). */
-  input?: string;
+  input?: string | Buffer;
+  /** How stdout is decoded (default utf8; latin1 keeps path bytes as they are). */
+  encoding?: 'utf8' | 'latin1';
 }
 
 export const AGENT_NAME = 'Colony Agent';
@@ -100,7 +102,7 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.input !== undefined ? { input: options.input } : {}),
   });
-  const stdout = result.stdout.toString('utf8');
+  const stdout = result.stdout.toString(options.encoding ?? 'utf8');
   const stderr = result.stderr.toString('utf8');
   if (result.code === 0) return { ok: true, stdout, stderr, code: 0 };
   return {

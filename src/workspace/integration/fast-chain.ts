@@ -8,8 +8,7 @@
  * `merge-tree` would write; the rest (overlapping paths, renames near deletions, unusual history) goes
  * to `merge-tree` as before (candidate.ts). Conservative by construction: when in doubt, not fast.
  */
-import { launch } from '../../core/launcher.js';
-import { gitEnv } from '../git.js';
+import { git, gitError } from '../git.js';
 import { type MainChain, mergeBaseOnChain } from './main-chain.js';
 import type { ObjectReader } from './object-reader.js';
 import { landedMessage } from './texts.js';
@@ -149,13 +148,9 @@ export async function diffPairs(
   pairs: ReadonlyArray<readonly [string, string]>,
 ): Promise<PathChange[][] | null> {
   const input = pairs.map(([commit, base]) => `${commit} ${base}\n`).join('');
-  const out = await run(
-    hub,
-    ['diff-tree', '--stdin', '-r', '--no-renames', '--raw', '-z', '--always'],
-    input,
-  );
-  if (!out.ok) return null;
-  return parseDiffPairs(out.stdout.toString('latin1'), pairs.length);
+  const args = ['diff-tree', '--stdin', '-r', '--no-renames', '--raw', '-z', '--always'];
+  const out = await git(args, { cwd: hub, input, encoding: 'latin1' });
+  return out.ok ? parseDiffPairs(out.stdout, pairs.length) : null;
 }
 
 /** Splits the `--stdin --raw -z --always` output: per pair, its commit id then `:<modes ids status>\0path\0`. */
@@ -215,25 +210,13 @@ export async function writeFastChain(
   });
   for (let i = 1; i <= fast.length; i++) chunks.push(Buffer.from(`get-mark :${i}\n`));
   chunks.push(Buffer.from('done\n'));
-  const out = await run(hub, ['fast-import', '--quiet', '--force', '--done'], Buffer.concat(chunks));
-  if (!out.ok) return { ok: false, error: `git fast-import failed: ${out.error}` };
-  const commits = out.stdout
-    .toString('utf8')
-    .split('\n')
-    .filter((line) => /^[0-9a-f]{40,64}$/.test(line));
+  const out = await git(['fast-import', '--quiet', '--force', '--done'], {
+    cwd: hub,
+    input: Buffer.concat(chunks),
+  });
+  if (!out.ok) return { ok: false, error: `git fast-import failed: ${gitError(out)}` };
+  const commits = out.stdout.split('\n').filter((line) => /^[0-9a-f]{40,64}$/.test(line));
   if (commits.length !== fast.length)
     return { ok: false, error: `git fast-import answered ${commits.length} of ${fast.length} commits` };
   return { ok: true, commits };
-}
-
-/** Runs git with `input` on stdin (through a launcher process): its stdout, or the end of its stderr. */
-async function run(
-  cwd: string,
-  args: string[],
-  input: string | Buffer,
-): Promise<{ ok: true; stdout: Buffer } | { ok: false; error: string }> {
-  const result = await launch('git', args, { cwd, env: gitEnv(), input });
-  if (result.code === 0) return { ok: true, stdout: result.stdout };
-  const stderr = result.stderr.toString('utf8').trim();
-  return { ok: false, error: stderr.split('\n').at(-1) || result.error || `exited with ${result.code}` };
 }

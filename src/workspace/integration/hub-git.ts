@@ -3,8 +3,7 @@
  * `git merge-tree --write-tree` (git ≥ 2.38): a three-way merge computed in the object store, no
  * checkout needed, conflicts listed by file; landing is one `update-ref --stdin` transaction.
  */
-import { launch } from '../../core/launcher.js';
-import { git, gitEnv, gitError } from '../git.js';
+import { git, gitError } from '../git.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }
@@ -147,14 +146,11 @@ async function gitWithInput(
   return result.ok ? { ok: true } : result;
 }
 
-/** git with `input` on stdin, started by a launcher process (core/launcher.ts). */
 async function gitWithOutput(
   cwd: string,
   args: string[],
   input: string,
 ): Promise<{ ok: true; stdout: string } | { ok: false; error: string }> {
-  const result = await launch('git', args, { cwd, env: gitEnv(), input });
-  if (result.code === 0) return { ok: true, stdout: result.stdout.toString('utf8') };
-  const stderr = result.stderr.toString('utf8').trim();
-  return { ok: false, error: stderr || result.error || `git ${args.join(' ')} exited with ${result.code}` };
+  const result = await git(args, { cwd, input });
+  return result.ok ? { ok: true, stdout: result.stdout } : { ok: false, error: result.stderr.trim() };
 }
