@@ -15,20 +15,11 @@ fail() {
   exit 1
 }
 
-command -v apt-get >/dev/null 2>&1 || fail "bwrap is missing and this is not a Debian-like system (no apt-get)."
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO="sudo -n"
-  else
-    fail "bwrap is missing and installing it needs root (no passwordless sudo)."
-  fi
-fi
+# shellcheck source=lib/debian-install.sh
+. "$(dirname "$0")/lib/debian-install.sh"
+debian_sudo "bwrap"
 
 echo "ensure-bubblewrap: installing Debian's bubblewrap package (once)..." >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null || fail "apt-get update failed."
-$SUDO apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null || fail "apt-get install bubblewrap failed."
+debian_install bubblewrap
 command -v bwrap >/dev/null 2>&1 || fail "bubblewrap was installed but bwrap is not on PATH."
 echo "ensure-bubblewrap: $(bwrap --version) installed." >&2

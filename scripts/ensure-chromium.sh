@@ -17,20 +17,11 @@ fail() {
   exit 1
 }
 
-command -v apt-get >/dev/null 2>&1 || fail "Chromium is missing and this is not a Debian-like system (no apt-get)."
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO="sudo -n"
-  else
-    fail "Chromium is missing and installing it needs root (no passwordless sudo)."
-  fi
-fi
+# shellcheck source=lib/debian-install.sh
+. "$(dirname "$0")/lib/debian-install.sh"
+debian_sudo "Chromium"
 
 echo "ensure-chromium: installing Debian's chromium package (once)..." >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null || fail "apt-get update failed."
-$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null || fail "apt-get install chromium failed."
+debian_install chromium
 [ -x "$CHROMIUM" ] || fail "chromium was installed but $CHROMIUM is not there."
 echo "ensure-chromium: $("$CHROMIUM" --version 2>/dev/null || echo chromium) installed." >&2

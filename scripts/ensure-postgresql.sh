@@ -20,19 +20,11 @@ fail() {
   exit 1
 }
 
-command -v apt-get >/dev/null 2>&1 || fail "initdb is missing and this is not a Debian-like system (no apt-get)."
-
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO="sudo -n"
-  else
-    fail "initdb is missing and installing it needs root (no passwordless sudo)."
-  fi
-fi
+# shellcheck source=lib/debian-install.sh
+. "$(dirname "$0")/lib/debian-install.sh"
+debian_sudo "initdb"
 
 echo "ensure-postgresql: installing Debian's postgresql package (once)..." >&2
-export DEBIAN_FRONTEND=noninteractive
 # policy-rc.d exit 101 tells invoke-rc.d not to start services: the package's postinst would otherwise
 # create and start the main cluster, which Colony never uses. Removed again whatever happens.
 POLICY=/usr/sbin/policy-rc.d
@@ -44,7 +36,6 @@ cleanup() {
   if [ -n "$ADDED_POLICY" ]; then $SUDO rm -f "$POLICY"; fi
 }
 trap cleanup EXIT
-$SUDO apt-get update -qq >/dev/null || fail "apt-get update failed."
-$SUDO apt-get install -y -qq --no-install-recommends postgresql >/dev/null || fail "apt-get install postgresql failed."
+debian_install postgresql
 have_initdb || fail "postgresql was installed but no /usr/lib/postgresql/*/bin/initdb exists."
 echo "ensure-postgresql: $(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1) installed." >&2
