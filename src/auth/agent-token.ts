@@ -1,7 +1,7 @@
 /**
  * Per-agent bearer tokens: one agent in one run, until an expiry, signed with the run's secret
  * (run-secret.ts). An opaque string `colony_at_<payload>.<signature>`: the payload is base64url JSON
- * `{v, r: runId, a: agent, e: expiresAt (ms since the epoch), s?: scopes}`, the signature
+ * `{v, r: runId, a: agent, e: expiresAt (ms since the epoch), s?: scopes, n?: session epoch}`, the signature
  * HMAC-SHA256(secret, `colony_at_<payload>`) in base64url. The fixed prefix lets the secret
  * scrubber (core/secrets.ts) recognise a token anywhere in text.
  *
@@ -32,6 +32,11 @@ export interface AgentTokenClaims {
   /** Milliseconds since the epoch; the token is refused from this instant on. */
   expiresAt: number;
   scopes: readonly AgentTokenScope[];
+  /**
+   * The agent's session epoch on a fleet worker (src/fleet/): a server that knows the current epoch
+   * refuses a token of an older one (fencing). Absent for tokens issued outside a fleet.
+   */
+  epoch?: number;
 }
 
 export interface IssueAgentToken {
@@ -40,6 +45,7 @@ export interface IssueAgentToken {
   expiresAt: number;
   /** Default: every scope. */
   scopes?: readonly AgentTokenScope[];
+  epoch?: number;
 }
 
 export type AgentTokenError = 'malformed' | 'bad_signature' | 'expired';
@@ -58,8 +64,17 @@ export function issueAgentToken(secret: Uint8Array, claims: IssueAgentToken): st
   if (!Number.isSafeInteger(claims.expiresAt)) throw new RangeError('expiresAt must be an integer (ms)');
   const scopes = claims.scopes ? [...new Set(claims.scopes)] : undefined;
   if (scopes?.some((s) => !isScope(s))) throw new RangeError('unknown token scope');
+  if (claims.epoch !== undefined && !(Number.isSafeInteger(claims.epoch) && claims.epoch > 0))
+    throw new RangeError('epoch must be a positive integer');
   const payload = Buffer.from(
-    JSON.stringify({ v: VERSION, r: claims.runId, a: claims.agent, e: claims.expiresAt, s: scopes }),
+    JSON.stringify({
+      v: VERSION,
+      r: claims.runId,
+      a: claims.agent,
+      e: claims.expiresAt,
+      s: scopes,
+      n: claims.epoch,
+    }),
   ).toString('base64url');
   const signed = `${AGENT_TOKEN_PREFIX}${payload}`;
   return `${signed}.${sign(secret, signed).toString('base64url')}`;
@@ -145,7 +160,7 @@ function parseClaims(payload: Buffer): AgentTokenClaims | null {
     return null;
   }
   if (typeof data !== 'object' || data === null) return null;
-  const { v, r, a, e, s } = data as Record<string, unknown>;
+  const { v, r, a, e, s, n } = data as Record<string, unknown>;
   if (v !== VERSION || typeof r !== 'string' || typeof a !== 'string' || typeof e !== 'number') return null;
   if (!isSafeRunId(r) || !isSafeAgentName(a) || !Number.isSafeInteger(e)) return null;
   let scopes: readonly AgentTokenScope[] = AGENT_TOKEN_SCOPES;
@@ -153,5 +168,7 @@ function parseClaims(payload: Buffer): AgentTokenClaims | null {
     if (!Array.isArray(s) || !s.every(isScope)) return null;
     scopes = s;
   }
-  return { runId: r, agent: a, expiresAt: e, scopes };
+  if (n === undefined) return { runId: r, agent: a, expiresAt: e, scopes };
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) return null;
+  return { runId: r, agent: a, expiresAt: e, scopes, epoch: n };
 }

@@ -23,6 +23,7 @@ usage: colony <command> [options]
   reject RUN MR      reject a merge request waiting for approval (--reason TEXT)
   serve              the live web dashboard and JSON API (--port 7420, --host)
   stop RUN           stop a run (its process ends it as stopped)
+  worker             join a fleet: execute agents of runs started with --workers (--slots, --name)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.
@@ -49,6 +50,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   reject: async () => (await import('./commands/approve.js')).rejectCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   stop: async () => (await import('./commands/stop.js')).stopCommand,
+  worker: async () => (await import('./commands/worker.js')).workerCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -29,6 +29,8 @@ export interface NewRunInput {
   integrators?: number;
   /** peers, orchestrated, workflow: every verified merge waits for a person's approval. */
   approveMerges?: boolean;
+  /** peers: run the agents on fleet workers. */
+  fleet?: RunSpec['fleet'];
 }
 
 export interface PreparedRun {
@@ -61,6 +63,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
           concurrency: input.concurrency,
           idleMs: parseDurationMs(config.idle) ?? undefined,
           ...(input.integrators ? { integrators: input.integrators } : {}),
+          ...(input.fleet ? { fleet: input.fleet } : {}),
         }
       : {}),
     ...(input.topology === 'orchestrated' ? orchestratedFields(input) : {}),

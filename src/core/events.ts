@@ -37,6 +37,13 @@ export interface EventPayloads {
   /** peers: a nudged peer still made no progress; its claims are no longer renewed (they expire). */
   'agent.stalled': { idleMs: number };
   'run.finished': { status: FinalRunStatus; reason: string; resultBranch: string | null };
+  /**
+   * Fleet runs (`--workers`): a worker took the agent's session (epoch 1 the first time; a higher
+   * epoch when another worker took it over after the previous one was lost).
+   */
+  'agent.placed': { worker: string; host: string; epoch: number };
+  /** Fleet runs: a worker stopped heartbeating; `by` re-enqueued its sessions of this run. */
+  'worker.lost': { worker: string; silentMs: number; reenqueued: number; by: string };
   'workspace.ready': { hub: string; worktree: string; branch: string; baseCommit: string };
   'setup.finished': { command: string; exitCode: number | null; output: string; durationMs: number };
   'agent.started': {

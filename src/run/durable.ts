@@ -45,7 +45,7 @@ function applicationVersion(runId: string): string {
  * DBOS creates and migrates its system schema at launch without a lock between processes; two first
  * launches at once can break it for good. Launches are serialised by a Postgres advisory lock.
  */
-async function withLaunchLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
+export async function withLaunchLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {});
   await client.connect();

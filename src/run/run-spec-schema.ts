@@ -55,6 +55,7 @@ export const runSpecSchema = z.strictObject({
   claimLeaseMs: positiveInt.optional(),
   integrators: z.number().int().nonnegative().optional(),
   approveMerges: z.boolean().optional(),
+  fleet: z.strictObject({ listen: z.string().optional(), advertiseUrl: z.string().optional() }).optional(),
   maxSteps: positiveInt,
   leadMaxSteps: positiveInt.optional(),
   subagentMaxSteps: positiveInt.optional(),

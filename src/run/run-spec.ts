@@ -51,6 +51,12 @@ export interface RunSpec {
    * (`colony approve` / `colony reject`, the dashboard) before it lands (default false).
    */
   approveMerges?: boolean;
+  /**
+   * peers: the agents run on fleet workers (`colony worker`, src/fleet/), not in this process; the
+   * owner serves the hub and the integration queue to them at `listen` (HOST:PORT, default
+   * 127.0.0.1:0), reached by workers at `advertiseUrl` (default: the listening address).
+   */
+  fleet?: { listen?: string; advertiseUrl?: string };
   maxSteps: number;
   /** orchestrated: the lead's step cap (default: maxSteps) and a subagent's per task (default 100). */
   leadMaxSteps?: number;

@@ -5,6 +5,7 @@ import { migration002 } from './migrations/002-chain-cache.js';
 import { migration003 } from './migrations/003-coordination.js';
 import { migration004 } from './migrations/004-run-slots.js';
 import { migration005 } from './migrations/005-task-board.js';
+import { migration006 } from './migrations/006-fleet.js';
 
 export type { Migration } from './migration-types.js';
 
@@ -15,6 +16,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration003,
   migration004,
   migration005,
+  migration006,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

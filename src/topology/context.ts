@@ -7,6 +7,7 @@
 import type { Coordination } from '../coord/index.js';
 import type { FinalRunStatus } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
+import type { FleetOwner } from '../fleet/owner.js';
 import type { Message, Provider } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import type { EndCause } from '../run/run-control.js';
@@ -48,6 +49,8 @@ export interface RunContext {
    */
   injectorFor(agent: string): () => Promise<Message[]>;
   setRunStatus(status: FinalRunStatus): Promise<void>;
+  /** Fleet runs (`spec.fleet`): hands agent sessions to workers; absent, agents run in this process. */
+  fleet?: FleetOwner;
 }
 
 /** How a run ended, as its finalize phase decided. */

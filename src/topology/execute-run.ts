@@ -8,6 +8,8 @@ import { agentEnv } from '../agent/tools/env.js';
 import { type Coordination, createCoordination, directMessageInjector } from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
+import { parseListen } from '../fleet/listen.js';
+import { openFleetOwner } from '../fleet/owner.js';
 import { ModelCatalog, type ModelCatalogOptions } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import { claimProcessForRun, executeDurably, releaseProcessForRun } from '../run/durable.js';
@@ -169,8 +171,21 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
         await store.runs.setRunStatus(spec.runId, status);
       },
     };
-    const phases = TOPOLOGIES[spec.topology].phases(context);
     const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
+    if (spec.fleet) {
+      const listen = spec.fleet.listen ? parseListen(spec.fleet.listen) : null;
+      context.fleet = await openFleetOwner({
+        runId: spec.runId,
+        pool: store.pool,
+        systemDatabaseUrl,
+        listenHost: listen?.host,
+        listenPort: listen?.port,
+        advertiseUrl: spec.fleet.advertiseUrl,
+        log: (line) =>
+          void log.append({ runId: spec.runId, agent: null, kind: 'warning', data: { message: line } }),
+      });
+    }
+    const phases = TOPOLOGIES[spec.topology].phases(context);
     // The ownership lock's connection dropping means the database went away (or cut us off): another
     // process may take the run over, so this one stops its agents and writes nothing more.
     const lost = lock.lost.then((reason) => ({ lost: reason }));
@@ -198,6 +213,7 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
       await store.runs.setRunStatus(spec.runId, 'failed');
     } finally {
       control.dispose();
+      await context.fleet?.close('the run ended');
       if (ownsCoord) await coord.close();
     }
     await log.flush();

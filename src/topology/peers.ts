@@ -10,39 +10,25 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
-import { type AgentOutcome, runAgent } from '../agent/loop.js';
-import { toolsForProfile } from '../agent/profiles.js';
-import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import { createCoordinationTools } from '../coord/index.js';
-import { isKind, type StoredEvent } from '../core/events.js';
+import type { EventInput } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
-import type { Tool } from '../tool/types.js';
+import { observeLog } from '../run/observed-log.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
-import { createReviewTools } from '../workspace/integration/review-tools.js';
-import {
-  createMergeRequestTool,
-  createMergeStatusTool,
-  createSyncTool,
-} from '../workspace/integration/tools.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
-import { trackActivity } from './peers/activity.js';
 import { startGoalCheck } from './peers/goal-check.js';
-import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './peers/prompt.js';
+import { outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
 import { Semaphore } from './peers/semaphore.js';
-import { NUDGE_TEXT, startWatchdog } from './peers/watchdog.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
+export { DEFAULT_IDLE_MS } from './peers/peer-host.js';
 export const DEFAULT_CONCURRENCY = 64;
-export const DEFAULT_IDLE_MS = 5 * 60_000;
+/** Fleet runs: how often the goal check looks again (releases on workers are not seen here). */
+const FLEET_GOAL_POLL_MS = 2000;
 
 export function peerNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `peer-${i + 1}`);
 }
-
-type PeerEnd =
-  | { agent: string; started: true; outcome: AgentOutcome }
-  | { agent: string; started: false; error: string };
 
 export const peersTopology: Topology = { name: 'peers', phases: peersPhases };
 
@@ -51,15 +37,12 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const names = peerNames(spec.agents ?? 1);
   // Goal check: something landed or a claim was released.
   let pokeGoal = () => {};
-  const activity = trackActivity(ctx.log, (event) => {
-    if (event.kind !== 'tool.finished') return;
-    const name = event.data.name;
+  const onPeerEvent = (event: EventInput) => {
+    if (event.kind !== 'tool.finished' && event.kind !== 'merge.landed') return;
+    const name = event.kind === 'tool.finished' ? (event.data as { name: string }).name : 'merge_request';
     if (name === 'release' || name === 'merge_request') pokeGoal();
-  });
-  const log = activity.log;
-  // Agents' workspace events count as their activity; run-level and watchdog events (emit) go
-  // straight to ctx.log: they are not the peers' own progress.
-  const team = openTeamRun(ctx, log);
+  };
+  const team = openTeamRun(ctx);
   const { dir, workspace, emit } = team;
   let ends: PeerEnd[] | null = null;
   const verifier = hubMainVerifier(ctx, team);
@@ -71,11 +54,12 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
     },
 
     async work() {
-      const template = loadPeerTemplate();
-      if (!template.ok) throw new Error(template.error);
       // With integrators, a verified merge request waits for one of them (never its author) to review it.
       const integrators = peerNames(Math.min(spec.integrators ?? 0, names.length));
       let nextReviewer = 0;
+      // The queue's own events (landed, rejected) poke the goal check too: on a fleet, peers' tool
+      // events are appended by the workers, not in this process.
+      const queueLog = observeLog(ctx.log, onPeerEvent);
       const queue = new IntegrationQueue({
         runId: spec.runId,
         hubPath: workspace.hubPath,
@@ -83,7 +67,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
         baseCommit: spec.baseCommit,
         verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
-        log,
+        log: queueLog,
         hooks: coordinationHooks(coord, spec.runId),
         env: ctx.commandEnv,
         sandbox: ctx.sandbox,
@@ -108,31 +92,27 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             }
           : mergeApproval(ctx)),
       });
-      const budget = await replayedBudget(ctx);
-      const live = new Set<string>();
-      const idleMs = spec.idleMs ?? DEFAULT_IDLE_MS;
-      const watchdog = startWatchdog(activity, idleMs, {
-        working: () => [...live],
-        async nudge(agent, idle) {
-          const sent = await coord.messages.send({
-            runId: spec.runId,
-            from: 'colony',
-            to: agent,
-            text: NUDGE_TEXT(Math.round(idle / 1000)),
+      const fleet = ctx.fleet ?? null;
+      const host = fleet
+        ? null
+        : new PeerHost({
+            spec,
+            log: ctx.log,
+            emit,
+            scrubber: ctx.scrubber,
+            provider: ctx.provider,
+            commandEnv: ctx.commandEnv,
+            sandbox: ctx.sandbox,
+            coord,
+            budget: await replayedBudget(ctx),
+            signal: ctx.signal,
+            injectorFor: ctx.injectorFor,
+            workspace,
+            integrationFor: () => queue,
+            reviewQueue: queue,
+            integrators,
+            onPeerEvent,
           });
-          if (sent.ok) await emit('agent.nudged', { idleMs: idle, messageId: sent.value.id }, agent);
-        },
-        async stall(agent, idle) {
-          await emit('agent.stalled', { idleMs: idle }, agent);
-        },
-        revive: () => {},
-      });
-      // Stalled peers' claims are not renewed: they lapse and another peer may take the scope over.
-      const heartbeat = coord.claims.startHeartbeat(() =>
-        [...live]
-          .filter((agent) => !watchdog.isStalled(agent))
-          .map((agent) => ({ runId: spec.runId, agent })),
-      );
       const goal = verifier
         ? startGoalCheck({
             verifier,
@@ -149,115 +129,15 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
           })
         : null;
       if (goal) pokeGoal = () => goal.poke();
-      // The shared prefix is computed once (from the first worktree) and reused verbatim by every peer.
-      let prefix: Promise<string> | null = null;
-      const sharedPrefix = (worktree: string, tools: Tool[]) => {
-        prefix ??= (async () => {
-          for (const event of await log.read(spec.runId, { kinds: ['agent.started'] })) {
-            if (!event.agent) continue;
-            const system = event.data.system;
-            const found = prefixFromSystem(template.text, system, event.agent);
-            if (found !== null) return found;
-          }
-          return ctx.scrubber.scrub(
-            renderPeerPrefix(template.text, {
-              goal: spec.goal,
-              verify: spec.verify,
-              mergeCheck: spec.mergeVerify ?? spec.verify,
-              integrators,
-              // The review tools are named in the integrators section; the list stays the same for all.
-              tools: tools.map((t) => t.spec.name).filter((name) => !name.startsWith('review_')),
-              repository: renderRepoSummary(summariseRepo(worktree)),
-            }),
-          );
-        })();
-        return prefix;
-      };
-
-      const runPeer = async (agent: string): Promise<PeerEnd> => {
-        const history = await log.read(spec.runId, { agent });
-        const started = history.find(isKind('agent.started'));
-        const finished = history.find(isKind('agent.finished'));
-        // A peer that already finished (before a resume) is not re-run, and needs no worktree.
-        if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
-        const ws = await workspace.forAgent(agent);
-        if (!ws.ok) return { agent, started: false, error: ws.error };
-        const { worktree, branch, publish } = ws.value;
-        const base = toolsForProfile('coder', worktree, {
-          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
-        });
-        if (!base.ok) return { agent, started: false, error: base.error };
-        const isIntegrator = integrators.includes(agent);
-        const toolCtx = {
-          runId: spec.runId,
-          agent,
-          worktree,
-          branch,
-          publish,
-          queue,
-          hubPath: workspace.hubPath,
-          log,
-          // A sole integrator has nobody to review its own changes: they land after the merge check.
-          preApproved: isIntegrator && integrators.length === 1,
-          // Submit and move on: a peer waiting for the queue would be idle capacity.
-          submitAndMoveOn: true,
-        };
-        const tools = [
-          ...base.tools,
-          ...createCoordinationTools(coord, spec.runId, agent),
-          createMergeRequestTool(toolCtx),
-          createMergeStatusTool(toolCtx),
-          createSyncTool(toolCtx),
-          ...(isIntegrator ? createReviewTools(toolCtx) : []),
-        ];
-        let system = started?.data.system;
-        if (!system) {
-          system = peerSystemPrompt(template.text, await sharedPrefix(worktree, tools), agent);
-          await emit(
-            'agent.started',
-            {
-              profile: 'peer',
-              model: ctx.provider.model.id,
-              task: spec.goal,
-              system,
-              tools: tools.map((t) => t.spec.name),
-              maxSteps: spec.maxSteps,
-            },
-            agent,
-          );
-        }
-        live.add(agent);
-        try {
-          const outcome = await runAgent(
-            {
-              runId: spec.runId,
-              name: agent,
-              profile: 'coder',
-              task: spec.goal,
-              system,
-              tools,
-              provider: ctx.provider,
-              maxSteps: spec.maxSteps,
-              stream: spec.stream,
-            },
-            {
-              log,
-              scrubber: ctx.scrubber,
-              budget,
-              signal: ctx.signal,
-              history,
-              beforeModelCall: ctx.injectorFor(agent),
-            },
-          );
-          return { agent, started: true, outcome };
-        } finally {
-          live.delete(agent);
-          // A finished peer holds nothing: its open claims go back to the pool, its worktree goes.
-          await coord.claims.releaseAll(spec.runId, agent, 'peer finished');
-          const removed = await workspace.release(agent);
-          if (!removed.ok) await emit('warning', { message: `${agent}: ${removed.error}` }, agent);
-        }
-      };
+      // On a fleet a claim released on a worker is not seen here: look again every few seconds.
+      const goalTimer = fleet && goal ? setInterval(() => goal.poke(), FLEET_GOAL_POLL_MS) : null;
+      const onEnd = () => void fleet?.stop(ctx.endCause()?.reason ?? 'the run ended');
+      if (fleet) {
+        await fleet.serve({ hubPath: workspace.hubPath, queue });
+        ctx.signal.addEventListener('abort', onEnd, { once: true });
+      }
+      const runOne = (agent: string): Promise<PeerEnd> =>
+        fleet ? fleet.runSession(agent) : (host as PeerHost).runPeer(agent);
 
       const slots = new Semaphore(Math.max(1, spec.concurrency ?? DEFAULT_CONCURRENCY));
       try {
@@ -266,14 +146,16 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             slots.run(async (): Promise<PeerEnd> => {
               // Queued peers do not start once the run is ending (goal met, stop, deadline).
               if (ctx.signal.aborted) return { agent, started: false, error: 'the run ended first' };
-              return runPeer(agent);
+              return runOne(agent);
             }),
           ),
         );
       } finally {
         goal?.stop();
-        watchdog.stop();
-        heartbeat.stop();
+        if (goalTimer) clearInterval(goalTimer);
+        ctx.signal.removeEventListener('abort', onEnd);
+        host?.stop();
+        await fleet?.close(ctx.endCause()?.reason ?? 'every peer finished');
         await queue.close();
       }
     },
@@ -286,7 +168,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
 
   /** After a crash inside finalize, the peers' ends come from the log. */
   async function loggedEnds(): Promise<PeerEnd[]> {
-    const finished = await log.read(spec.runId, {
+    const finished = await ctx.log.read(spec.runId, {
       kinds: ['agent.finished'],
     });
     return names.map((agent): PeerEnd => {
@@ -319,15 +201,4 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
       ? { status: 'succeeded', reason: `${outcomes.length} peer(s) finished` }
       : { status: 'failed', reason: `${failed} of ${all.length} peer(s) did not finish` };
   }
-}
-
-function outcomeOf(event: StoredEvent<'agent.finished'>): AgentOutcome {
-  const d = event.data;
-  return {
-    status: d.status,
-    stopReason: d.stopReason as AgentOutcome['stopReason'],
-    reason: d.reason,
-    steps: d.steps,
-    finalText: d.finalText,
-  };
 }

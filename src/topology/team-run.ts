@@ -97,7 +97,7 @@ export async function finalizeTeamRun(
 }
 
 /** The run's budget with every logged model call counted (so a resumed run keeps its spend). */
-export async function replayedBudget(ctx: RunContext): Promise<Budget> {
+export async function replayedBudget(ctx: Pick<RunContext, 'spec' | 'log'>): Promise<Budget> {
   const { spec } = ctx;
   const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
   for (const event of await ctx.log.read(spec.runId, { kinds: ['model.response'] })) {

@@ -29,6 +29,11 @@ export interface GitOptions {
   input?: string | Buffer;
   /** How stdout is decoded (default utf8; latin1 keeps path bytes as they are). */
   encoding?: 'utf8' | 'latin1';
+  /**
+   * Config for this call only, passed in the environment (GIT_CONFIG_KEY_n), never in the arguments:
+   * a credential header here is not in the command line other processes can read.
+   */
+  config?: readonly (readonly [string, string])[];
 }
 
 export const AGENT_NAME = 'Colony Agent';
@@ -65,14 +70,19 @@ const HARDENED_CONFIG: ReadonlyArray<[string, string]> = [
   ['protocol.ext.allow', 'never'],
 ];
 
-export function gitEnv(extra: Record<string, string> = {}, userConfig = false): Record<string, string> {
+export function gitEnv(
+  extra: Record<string, string> = {},
+  userConfig = false,
+  extraConfig: readonly (readonly [string, string])[] = [],
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of GIT_ENV_ALLOW) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  const config: Record<string, string> = { GIT_CONFIG_COUNT: String(HARDENED_CONFIG.length) };
-  HARDENED_CONFIG.forEach(([key, value], i) => {
+  const all = [...HARDENED_CONFIG, ...extraConfig];
+  const config: Record<string, string> = { GIT_CONFIG_COUNT: String(all.length) };
+  all.forEach(([key, value], i) => {
     config[`GIT_CONFIG_KEY_${i}`] = key;
     config[`GIT_CONFIG_VALUE_${i}`] = value;
   });
@@ -97,7 +107,7 @@ export function gitEnv(extra: Record<string, string> = {}, userConfig = false): 
 export async function git(args: string[], options: GitOptions): Promise<GitResult> {
   const result = await launch('git', args, {
     cwd: options.cwd,
-    env: gitEnv({ ...pinnedGitDir(options.cwd), ...options.env }, options.userConfig),
+    env: gitEnv({ ...pinnedGitDir(options.cwd), ...options.env }, options.userConfig, options.config),
     maxBuffer: MAX_BUFFER,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.input !== undefined ? { input: options.input } : {}),

@@ -13,7 +13,7 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isSafeRunId } from '../auth/index.js';
+import { type AgentTokenClaims, isSafeRunId } from '../auth/index.js';
 import { authenticateHubRequest } from './hub-http-auth.js';
 import { BodyTooLarge, readPrefix, requestBody } from './hub-http-body.js';
 import { type CgiRequest, runHttpBackend } from './hub-http-cgi.js';
@@ -35,6 +35,11 @@ export interface HubHttpOptions {
   maxBodyBytes?: number;
   /** Clock for token expiry (default Date.now). */
   now?: () => number;
+  /**
+   * A further check of an authenticated agent (fleet fencing: is the token's session epoch still the
+   * current one?): null to go on, else why not (answered 403). Default: none.
+   */
+  authorize?: (claims: AgentTokenClaims) => Promise<string | null>;
   /** Told about failed backends and refused requests (a server log). */
   log?: (line: string) => void;
 }
@@ -76,6 +81,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HubHtt
   );
   if (!auth.ok || !run) return unauthorized(res, auth.ok ? 'unknown run' : auth.error);
   const agent = auth.value.agent;
+  const refusal = options.authorize ? await options.authorize(auth.value) : null;
+  if (refusal !== null) return plain(res, 403, refusal);
 
   const cgi: CgiRequest = {
     hubPath: run.hubPath,

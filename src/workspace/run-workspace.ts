@@ -41,6 +41,20 @@ export interface AgentWorkspace {
 
 export type WorkspaceResult<T> = Result<T>;
 
+/**
+ * Where the hub of this workspace comes from when it is a fleet worker's mirror of the run's hub
+ * (src/fleet/worker-hub.ts): agents' branches are fetched before their repository is opened, and
+ * every publish is pushed on to the real hub (and main fetched back). Absent: the hub is the real one.
+ */
+export interface HubUpstream {
+  /** Brings main and the agent's own refs from the real hub into the mirror. */
+  fetchFor(agent: string): Promise<Result<void>>;
+  /** After a repository was created fresh: restores the agent's work in progress, if any. */
+  restoreWip(agent: string, repo: AgentRepo): Promise<Result<void>>;
+  /** Pushes the agent's branch (as published into the mirror) to the real hub, then fetches main. */
+  push(agent: string): Promise<Result<void>>;
+}
+
 export class RunWorkspace {
   readonly hubPath: string;
   private readonly ready = new Map<string, Promise<WorkspaceResult<AgentWorkspace>>>();
@@ -56,6 +70,7 @@ export class RunWorkspace {
       env?: NodeJS.ProcessEnv;
       /** Where the setup command runs (with network); null: uncontained. */
       sandbox?: Sandbox | null;
+      upstream?: HubUpstream;
     },
   ) {
     this.hubPath = join(options.runDir, 'hub.git');
@@ -80,8 +95,12 @@ export class RunWorkspace {
   }
 
   /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
-  publish(agent: string): Promise<Result<string>> {
-    return publishAgentRepo(this.hubPath, this.repoOf(agent));
+  async publish(agent: string): Promise<Result<string>> {
+    const published = await publishAgentRepo(this.hubPath, this.repoOf(agent));
+    const upstream = this.options.upstream;
+    if (!published.ok || !upstream) return published;
+    const pushed = await upstream.push(agent);
+    return pushed.ok ? published : pushed;
   }
 
   /** The agent's worktree, created on first use (concurrent callers share one creation). */
@@ -103,9 +122,18 @@ export class RunWorkspace {
     const repo = this.repoOf(agent);
     const { branch, checkout: worktree } = repo;
     const existing = await log.read(runId, { agent, kinds: ['workspace.ready', 'setup.finished'] });
+    const upstream = this.options.upstream;
+    if (upstream) {
+      const fetched = await upstream.fetchFor(agent);
+      if (!fetched.ok) return fetched;
+    }
     const opened = await openAgentRepo({ hubPath: this.hubPath, repo, startCommit: await this.mainCommit() });
     if (!opened.ok) return opened;
     const main = opened.value;
+    if (upstream && main.created) {
+      const restored = await upstream.restoreWip(agent, repo);
+      if (!restored.ok) return restored;
+    }
     if (!existing.some((e) => e.kind === 'workspace.ready')) {
       await log.append({
         runId,

@@ -1,3 +1,4 @@
+import { parseListen } from '../../fleet/listen.js';
 import { exitCodeFor } from '../../view/summary.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
@@ -36,6 +37,12 @@ never touched. The result is fetched into your repository as the branch colony/<
                        for your approval: colony approve RUN MR, colony reject RUN MR --reason TEXT,
                        or the dashboard's Approve / Reject buttons (peers carry on meanwhile and are
                        told the decision; an orchestrated subagent waits for it)
+  --workers            peers: run the agents on fleet workers (colony worker, on this or other
+                       machines) instead of in this process; needs COLONY_DATABASE_URL (a Postgres
+                       every worker reaches). This process keeps the hub and the merge queue and
+                       serves them to the workers (see docs/fleet.md)
+  --hub-listen ADDR    with --workers: where to serve the hub, HOST:PORT (default 127.0.0.1:0)
+  --hub-url URL        with --workers: the URL workers reach it at (default: the listen address)
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
@@ -102,6 +109,9 @@ const OPTIONS = {
   'max-runs': { type: 'string' },
   'wait-for-slot': { type: 'boolean' },
   'no-wait': { type: 'boolean' },
+  workers: { type: 'boolean' },
+  'hub-listen': { type: 'string' },
+  'hub-url': { type: 'string' },
   config: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -172,8 +182,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (topology.topology !== 'peers') throw new UsageError('run: --merge-verify needs --topology peers');
     if (mergeVerify.trim() === '') throw new UsageError('run: --merge-verify must not be empty');
   }
+  const fleet = fleetFlags(values, topology.topology, { integrators, approveMerges }, process.env);
   const prepared = await prepareRun(
     {
+      ...(fleet ? { fleet } : {}),
       repo: values.repo ?? process.cwd(),
       goal: values.goal,
       config: loaded.config,
@@ -281,4 +293,35 @@ function topologyFlags(values: { topology?: string; agents?: string; concurrency
   }
   if (agents === undefined) throw new UsageError('run: --topology peers needs --agents N');
   return { topology, agents, concurrency };
+}
+
+function fleetFlags(
+  values: { workers?: boolean; 'hub-listen'?: string; 'hub-url'?: string },
+  topology: string | undefined,
+  review: { integrators?: number; approveMerges: boolean },
+  env: NodeJS.ProcessEnv,
+): { listen?: string; advertiseUrl?: string } | null {
+  if (!values.workers) {
+    if (values['hub-listen'] !== undefined || values['hub-url'] !== undefined)
+      throw new UsageError('run: --hub-listen and --hub-url need --workers');
+    return null;
+  }
+  if (topology !== 'peers') throw new UsageError('run: --workers needs --topology peers (for now)');
+  if (review.integrators || review.approveMerges)
+    throw new UsageError('run: --workers does not take --integrators or --approve-merges yet');
+  if (!env.COLONY_DATABASE_URL)
+    throw new UsageError(
+      'run: --workers needs COLONY_DATABASE_URL: a Postgres the workers reach too (the embedded one ' +
+        'listens on loopback for this user only); see docs/fleet.md',
+    );
+  const listen = values['hub-listen'];
+  if (listen !== undefined && parseListen(listen) === null)
+    throw new UsageError(`run: --hub-listen must be HOST:PORT (e.g. 0.0.0.0:7070), not "${listen}"`);
+  const url = values['hub-url'];
+  if (url !== undefined && !/^https?:\/\/[^/]+\/?$/.test(url))
+    throw new UsageError(`run: --hub-url must be http(s)://HOST[:PORT] with no path, not "${url}"`);
+  return {
+    ...(listen !== undefined ? { listen } : {}),
+    ...(url !== undefined ? { advertiseUrl: url.replace(/\/$/, '') } : {}),
+  };
 }

@@ -10,6 +10,12 @@ import { type SyncResult, syncWorktree } from './sync.js';
 import { resultText } from './texts.js';
 import type { MergeRequestReply } from './types.js';
 
+/**
+ * What an agent's merge tools need of the integration queue: the queue itself where it lives (the
+ * run's owner), or its HTTP front (src/fleet/integration-client.ts) on a fleet worker.
+ */
+export type IntegrationPort = Pick<IntegrationQueue, 'enqueue' | 'status' | 'outcome' | 'reply' | 'approval'>;
+
 export interface IntegrationToolContext {
   runId: string;
   agent: string;
@@ -18,7 +24,7 @@ export interface IntegrationToolContext {
   branch: string;
   /** Copies the agent's current commit into the hub as `branch` (its repository is its own). */
   publish(): Promise<Result<string>>;
-  queue: IntegrationQueue;
+  queue: IntegrationPort;
   hubPath: string;
   log: EventLog;
   /** With manual approval: this agent's requests land without a review (a sole integrator's own). */

@@ -1,0 +1,74 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { isSafeAgentName } from '../../auth/index.js';
+import { tryOpenStore } from '../../store/index.js';
+import { numberFlag, parseFlags, UsageError } from '../args.js';
+import { CliFailure } from '../store-access.js';
+
+export const WORKER_HELP = `colony worker [--database-url URL] [--slots N] [--name NAME]
+
+Joins a fleet: executes agent sessions of any run started with --workers, at most N at once, until
+Ctrl-C (its sessions then go back to the queue for the other workers). Workers share one Postgres
+with the runs' owners (COLONY_DATABASE_URL, or --database-url); each agent works in its own
+repository on this machine, cloned from the run's hub over HTTP with a token of its own. See
+docs/fleet.md.
+
+  --database-url URL   the fleet's Postgres (default COLONY_DATABASE_URL; required)
+  --slots N            agent sessions at once on this worker (default 64). DBOS keeps one
+                       per-worker limit per queue: the last worker started sets it for all
+  --name NAME          this worker's stable name (default: <host>-<pid>); a worker that restarts
+                       under its name takes its unfinished sessions back at once`;
+
+export async function workerCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      'database-url': { type: 'string' },
+      slots: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'worker',
+  );
+  if (values.help) {
+    process.stdout.write(`${WORKER_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`worker: unexpected argument "${positionals[0]}"`);
+  const databaseUrl = values['database-url'] ?? process.env.COLONY_DATABASE_URL ?? '';
+  if (!databaseUrl)
+    throw new UsageError(
+      "worker: needs the fleet's Postgres: set COLONY_DATABASE_URL or pass --database-url URL (the " +
+        'embedded database listens on loopback for one user and cannot be shared; see docs/fleet.md)',
+    );
+  const slots = numberFlag(values.slots, 'slots', 'int') ?? 64;
+  if (slots < 1 || slots > 10_000) throw new UsageError(`worker: --slots must be 1–10000, got ${slots}`);
+  const name = values.name ?? `${hostname()}-${process.pid}`;
+  if (!isSafeAgentName(name))
+    throw new UsageError(`worker: --name must be letters, digits, "-", "_" or "." (got "${name}")`);
+
+  const opened = await tryOpenStore({ databaseUrl, poolSize: Math.max(10, Math.min(40, slots)) });
+  if (!opened.ok) throw new CliFailure(`cannot open the fleet's database: ${opened.error}`);
+  const store = opened.store;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const { runWorker } = await import('../../fleet/worker.js');
+    await runWorker({
+      store,
+      name,
+      slots,
+      dir: join(store.home, 'workers', name),
+      env: process.env,
+      signal: stop.signal,
+      say: (line) => process.stderr.write(`${line}\n`),
+    });
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await store.close();
+  }
+}

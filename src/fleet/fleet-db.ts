@@ -1,0 +1,153 @@
+/**
+ * The fleet's own rows (migration 006): worker heartbeats, session epochs (fencing) and per-run
+ * settings. Plain functions over a pool; every statement is one round trip.
+ */
+import type pg from 'pg';
+
+export interface FleetRun {
+  runId: string;
+  hubUrl: string;
+  tokenSecret: Buffer;
+  stopReason: string | null;
+}
+
+export interface WorkerRow {
+  name: string;
+  host: string;
+  pid: number;
+  slots: number;
+  /** Milliseconds since the last heartbeat, by the database's clock. */
+  silentMs: number;
+  gone: boolean;
+}
+
+export async function registerWorker(
+  pool: pg.Pool,
+  worker: { name: string; host: string; pid: number; slots: number },
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO colony.fleet_workers (name, host, pid, slots) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (name) DO UPDATE SET host = $2, pid = $3, slots = $4, started_at = now(),
+       heartbeat_at = now(), gone_at = NULL, gone_reason = NULL`,
+    [worker.name, worker.host, worker.pid, worker.slots],
+  );
+}
+
+/** False when this worker was declared gone meanwhile (another worker re-enqueued its sessions). */
+export async function heartbeatWorker(pool: pg.Pool, name: string): Promise<boolean> {
+  const res = await pool.query(
+    `UPDATE colony.fleet_workers SET heartbeat_at = now() WHERE name = $1 AND gone_at IS NULL`,
+    [name],
+  );
+  return (res.rowCount ?? 0) > 0;
+}
+
+export async function markWorkerGone(pool: pg.Pool, name: string, reason: string): Promise<boolean> {
+  const res = await pool.query(
+    `UPDATE colony.fleet_workers SET gone_at = now(), gone_reason = $2 WHERE name = $1 AND gone_at IS NULL`,
+    [name, reason],
+  );
+  return (res.rowCount ?? 0) > 0;
+}
+
+/** Live workers silent for longer than `silentMs` (the dead, or the cut off). */
+export async function silentWorkers(pool: pg.Pool, silentMs: number): Promise<WorkerRow[]> {
+  const res = await pool.query<{ name: string; host: string; pid: number; slots: number; silent: string }>(
+    `SELECT name, host, pid, slots, (extract(epoch FROM now() - heartbeat_at) * 1000)::bigint AS silent
+     FROM colony.fleet_workers WHERE gone_at IS NULL AND heartbeat_at < now() - ($1::bigint * interval '1 millisecond')`,
+    [silentMs],
+  );
+  return res.rows.map((r) => ({ ...r, silentMs: Number(r.silent), gone: false }));
+}
+
+export async function listWorkers(pool: pg.Pool): Promise<WorkerRow[]> {
+  const res = await pool.query<{
+    name: string;
+    host: string;
+    pid: number;
+    slots: number;
+    silent: string;
+    gone: boolean;
+  }>(
+    `SELECT name, host, pid, slots, (extract(epoch FROM now() - heartbeat_at) * 1000)::bigint AS silent,
+       gone_at IS NOT NULL AS gone
+     FROM colony.fleet_workers ORDER BY name`,
+  );
+  return res.rows.map((r) => ({ ...r, silentMs: Number(r.silent) }));
+}
+
+export async function saveFleetRun(pool: pg.Pool, run: Omit<FleetRun, 'stopReason'>): Promise<void> {
+  // A resumed owner serves the hub at a new address with a new secret: old tokens stop working.
+  await pool.query(
+    `INSERT INTO colony.fleet_runs (run_id, hub_url, token_secret) VALUES ($1, $2, $3)
+     ON CONFLICT (run_id) DO UPDATE SET hub_url = $2, token_secret = $3, stop_reason = NULL`,
+    [run.runId, run.hubUrl, run.tokenSecret],
+  );
+}
+
+export async function stopFleetRun(pool: pg.Pool, runId: string, reason: string): Promise<void> {
+  await pool.query(
+    `UPDATE colony.fleet_runs SET stop_reason = $2 WHERE run_id = $1 AND stop_reason IS NULL`,
+    [runId, reason],
+  );
+}
+
+export async function loadFleetRun(pool: pg.Pool, runId: string): Promise<FleetRun | null> {
+  const res = await pool.query<{
+    run_id: string;
+    hub_url: string;
+    token_secret: Buffer;
+    stop_reason: string | null;
+  }>(`SELECT run_id, hub_url, token_secret, stop_reason FROM colony.fleet_runs WHERE run_id = $1`, [runId]);
+  const row = res.rows[0];
+  return row
+    ? { runId: row.run_id, hubUrl: row.hub_url, tokenSecret: row.token_secret, stopReason: row.stop_reason }
+    : null;
+}
+
+/**
+ * This worker takes the agent's session: the epoch goes up by one, so whoever held it before is
+ * fenced off from now on (its next epoch check fails, the hub refuses its token).
+ */
+export async function takeSession(
+  pool: pg.Pool,
+  session: { runId: string; agent: string; worker: string },
+): Promise<number> {
+  const res = await pool.query<{ epoch: number }>(
+    `INSERT INTO colony.fleet_sessions (run_id, agent, epoch, worker) VALUES ($1, $2, 1, $3)
+     ON CONFLICT (run_id, agent) DO UPDATE SET epoch = colony.fleet_sessions.epoch + 1, worker = $3, taken_at = now()
+     RETURNING epoch`,
+    [session.runId, session.agent, session.worker],
+  );
+  const epoch = res.rows[0]?.epoch;
+  if (epoch === undefined) throw new Error('taking the session returned no epoch');
+  return epoch;
+}
+
+/** The current epoch of each (run, agent) asked about; a missing session is absent. */
+export async function sessionEpochs(
+  pool: pg.Pool,
+  sessions: readonly { runId: string; agent: string }[],
+): Promise<Map<string, number>> {
+  if (sessions.length === 0) return new Map();
+  const res = await pool.query<{ run_id: string; agent: string; epoch: number }>(
+    `SELECT s.run_id, s.agent, s.epoch FROM colony.fleet_sessions s
+     JOIN unnest($1::text[], $2::text[]) AS q(run_id, agent) ON s.run_id = q.run_id AND s.agent = q.agent`,
+    [sessions.map((s) => s.runId), sessions.map((s) => s.agent)],
+  );
+  return new Map(res.rows.map((r) => [sessionKey(r.run_id, r.agent), r.epoch]));
+}
+
+/** Stop reasons of the runs asked about that are stopping (fleet_runs.stop_reason set). */
+export async function stoppingRuns(pool: pg.Pool, runIds: readonly string[]): Promise<Map<string, string>> {
+  if (runIds.length === 0) return new Map();
+  const res = await pool.query<{ run_id: string; stop_reason: string }>(
+    `SELECT run_id, stop_reason FROM colony.fleet_runs WHERE run_id = ANY($1::text[]) AND stop_reason IS NOT NULL`,
+    [runIds],
+  );
+  return new Map(res.rows.map((r) => [r.run_id, r.stop_reason]));
+}
+
+export function sessionKey(runId: string, agent: string): string {
+  return `${runId}\0${agent}`;
+}

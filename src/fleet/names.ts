@@ -1,0 +1,54 @@
+/**
+ * The names a fleet's processes agree on: DBOS's queue, workflow and application version, and the
+ * timings of heartbeats and failure detection.
+ */
+
+/** The DBOS queue every fleet worker dequeues agent sessions from. */
+export const FLEET_QUEUE = 'colony-agents';
+/** The DBOS workflow a worker runs for one agent session (registered by every worker). */
+export const SESSION_WORKFLOW = 'colony.agent-session';
+/**
+ * Pinned, not a hash of the sources: a worker of another build still takes sessions (the session's
+ * input is plain data), and recovery re-enqueues a dead worker's sessions under this version.
+ */
+export const FLEET_VERSION = 'colony-fleet-1';
+export const DBOS_APP = 'colony';
+
+/** How often a worker heartbeats and checks its sessions (fencing, run stops). */
+export const HEARTBEAT_MS = 1000;
+/** A worker silent for this long is declared dead: its sessions are re-enqueued. */
+export const LOST_AFTER_MS = 5000;
+/** The queue's polling interval (DBOS's default is 1 s; see bench/README.md § fleet). */
+export const QUEUE_POLL_MS = 100;
+/** Agent tokens a worker issues live this long and are re-issued before they run out. */
+export const TOKEN_TTL_MS = 15 * 60_000;
+
+export function executorIdOf(worker: string): string {
+  return `worker:${worker}`;
+}
+
+export function sessionWorkflowId(runId: string, agent: string): string {
+  return `${runId}/${agent}`;
+}
+
+/** What a session workflow is given: which agent of which run (all else is in the log and the database). */
+export interface SessionInput {
+  runId: string;
+  agent: string;
+}
+
+/** What a session workflow returns (plain JSON: DBOS stores it). */
+export type SessionEnd =
+  | {
+      agent: string;
+      started: true;
+      outcome: {
+        status: 'done' | 'failed' | 'stopped';
+        stopReason: string;
+        reason: string;
+        steps: number;
+        finalText: string;
+      };
+      worker: string;
+    }
+  | { agent: string; started: false; error: string; worker: string };

@@ -1,0 +1,192 @@
+/**
+ * The owner's side of a fleet run (`colony run --workers`): it keeps the run's hub, integration queue
+ * and finalize, serves the hub and the queue to workers (gateway.ts), and hands each agent session to
+ * the fleet as one DBOS workflow on the shared queue; any worker with a free slot dequeues it. The
+ * owner waits for sessions' ends with one batched status query per tick for all of them (a handle's
+ * getResult per session would be a thousand pollers).
+ */
+import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import type pg from 'pg';
+import type { AgentOutcome } from '../agent/loop.js';
+import { createRunSecret } from '../auth/index.js';
+import type { IntegrationPort } from '../workspace/integration/tools.js';
+import { saveFleetRun, sessionEpochs, sessionKey, stopFleetRun } from './fleet-db.js';
+import { type Gateway, startGateway } from './gateway.js';
+import {
+  DBOS_APP,
+  FLEET_QUEUE,
+  FLEET_VERSION,
+  SESSION_WORKFLOW,
+  type SessionEnd,
+  type SessionInput,
+  sessionWorkflowId,
+} from './names.js';
+
+export type FleetSessionEnd =
+  | { agent: string; started: true; outcome: AgentOutcome; worker: string }
+  | { agent: string; started: false; error: string; worker?: string };
+
+export interface FleetOwner {
+  /** Serves the hub and the queue to workers (once the queue exists); returns the gateway's URL. */
+  serve(run: { hubPath: string; queue: IntegrationPort }): Promise<string>;
+  /** Hands the agent's session to the fleet and waits for its end. */
+  runSession(agent: string): Promise<FleetSessionEnd>;
+  /** Tells workers the run ends: they stop its sessions, which then end as stopped. */
+  stop(reason: string): Promise<void>;
+  /** Cancels sessions no worker took yet, stops the gateway and the waits. */
+  close(reason: string): Promise<void>;
+}
+
+export interface FleetOwnerOptions {
+  runId: string;
+  pool: pg.Pool;
+  systemDatabaseUrl: string;
+  /** Where the gateway listens (default 127.0.0.1, any port) and the URL workers use for it. */
+  listenHost?: string;
+  listenPort?: number;
+  advertiseUrl?: string;
+  log?: (line: string) => void;
+}
+
+const POLL_MS = 200;
+const ENDED = ['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED'] as const;
+const CHUNK = 500;
+
+export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetOwner> {
+  const { runId, pool } = options;
+  const client = await DBOSClient.create({
+    systemDatabaseUrl: options.systemDatabaseUrl,
+    systemDatabaseSchemaName: 'dbos',
+    applicationName: DBOS_APP,
+    systemDatabasePoolSize: 4,
+  });
+  let gateway: Gateway | null = null;
+  const waiting = new Map<string, { agent: string; resolve: (end: FleetSessionEnd) => void }>();
+  let timer: NodeJS.Timeout | null = null;
+  let polling = false;
+  let closed = false;
+  let shut = false;
+
+  const poll = async () => {
+    if (polling || waiting.size === 0) return;
+    polling = true;
+    try {
+      const ids = [...waiting.keys()];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const found = await client.listWorkflows({
+          workflowIDs: ids.slice(i, i + CHUNK),
+          status: [...ENDED],
+          loadOutput: true,
+          loadInput: false,
+        });
+        for (const status of found) settle(status);
+      }
+    } catch (error) {
+      options.log?.(`fleet: polling sessions failed (retrying): ${(error as Error).message}`);
+    } finally {
+      polling = false;
+    }
+  };
+  const settle = (status: WorkflowStatus) => {
+    const entry = waiting.get(status.workflowID);
+    if (!entry) return;
+    waiting.delete(status.workflowID);
+    if (status.status === 'SUCCESS') {
+      const end = status.output as SessionEnd;
+      entry.resolve(
+        end.started
+          ? {
+              agent: end.agent,
+              started: true,
+              outcome: end.outcome as AgentOutcome,
+              worker: end.worker,
+            }
+          : end,
+      );
+      return;
+    }
+    const error =
+      status.error instanceof Error ? status.error.message : String(status.error ?? status.status);
+    entry.resolve({
+      agent: entry.agent,
+      started: false,
+      error: `its session ended ${status.status}: ${error}`,
+    });
+  };
+
+  return {
+    async serve(run) {
+      const secret = createRunSecret();
+      gateway = await startGateway({
+        runId,
+        hubPath: run.hubPath,
+        secret,
+        queue: run.queue,
+        host: options.listenHost,
+        port: options.listenPort,
+        log: options.log,
+        async authorize(claims) {
+          if (claims.epoch === undefined) return 'a fleet token names its session epoch';
+          const epochs = await sessionEpochs(pool, [{ runId, agent: claims.agent }]);
+          const current = epochs.get(sessionKey(runId, claims.agent));
+          return current === claims.epoch
+            ? null
+            : `the session of ${claims.agent} was taken over (epoch ${current ?? 'none'}, token ${claims.epoch})`;
+        },
+      });
+      const url = options.advertiseUrl ?? gateway.url;
+      await saveFleetRun(pool, { runId, hubUrl: url, tokenSecret: secret });
+      timer = setInterval(() => void poll(), POLL_MS);
+      return url;
+    },
+
+    async runSession(agent) {
+      if (closed) return { agent, started: false, error: 'the run ended first' };
+      const input: SessionInput = { runId, agent };
+      const workflowID = sessionWorkflowId(runId, agent);
+      const ended = new Promise<FleetSessionEnd>((resolve) => waiting.set(workflowID, { agent, resolve }));
+      try {
+        // The same id again (a resumed owner) returns the existing session: never a second one.
+        await client.enqueue(
+          {
+            queueName: FLEET_QUEUE,
+            workflowName: SESSION_WORKFLOW,
+            workflowID,
+            appVersion: FLEET_VERSION,
+            applicationName: DBOS_APP,
+          },
+          input,
+        );
+      } catch (error) {
+        waiting.delete(workflowID);
+        return {
+          agent,
+          started: false,
+          error: `could not hand it to the fleet: ${(error as Error).message}`,
+        };
+      }
+      return ended;
+    },
+
+    async stop(reason) {
+      closed = true;
+      await stopFleetRun(pool, runId, reason).catch(() => {});
+    },
+
+    async close(reason) {
+      if (shut) return;
+      shut = true;
+      closed = true;
+      await stopFleetRun(pool, runId, reason).catch(() => {});
+      await poll();
+      if (timer) clearInterval(timer);
+      if (waiting.size > 0) await client.cancelWorkflows([...waiting.keys()]).catch(() => {});
+      for (const [id, entry] of waiting) {
+        waiting.delete(id);
+        entry.resolve({ agent: entry.agent, started: false, error: `the run ended first (${reason})` });
+      }
+      await gateway?.close();
+      await client.destroy();
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * A worker's mirror of a run's hub: a bare repository on the worker that its agents' repositories
+ * borrow objects from (as they borrow from the hub on the owner), kept in step with the real hub over
+ * git's smart HTTP with each agent's own token. The real hub shows an agent main and its own refs
+ * only, and takes pushes of those only (workspace/hub-http-refs.ts), so the mirror holds main and the
+ * branches of the agents this worker ran.
+ *
+ * Work in progress: while an agent works, its uncommitted files are snapshotted as a commit on top of
+ * its branch (a private index; the checkout and the agent's index are untouched) and pushed to
+ * refs/colony/wip/<agent>; a worker that takes the agent over restores them into the fresh checkout,
+ * uncommitted, so the replayed log and the files agree up to the last snapshot.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { err, ok, type Result } from '../lang/result.js';
+import { type AgentRepo, repoEnv } from '../workspace/agent-repo.js';
+import { AGENT_COMMIT_CONFIG, git, gitError } from '../workspace/git.js';
+import { HUB_MAIN } from '../workspace/hub.js';
+import { agentBranchRef, agentWipRef } from '../workspace/hub-http-refs.js';
+import type { HubUpstream } from '../workspace/run-workspace.js';
+
+export interface WorkerHubOptions {
+  /** The mirror's folder (a bare repository). */
+  mirrorPath: string;
+  /** The run's hub over HTTP, e.g. http://10.0.0.1:7070/git/<run>/hub.git */
+  hubUrl: string;
+  /** The current token of an agent (short-lived; re-issued by the worker as needed). */
+  tokenFor(agent: string): string;
+}
+
+const HTTP_TIMEOUT_MS = 120_000;
+
+export function authConfig(token: string): [string, string][] {
+  return [['http.extraHeader', `Authorization: Bearer ${token}`]];
+}
+
+/** Creates the mirror (an empty bare repository) when it does not exist yet. */
+export async function openMirror(mirrorPath: string): Promise<Result<void>> {
+  if (existsSync(path.join(mirrorPath, 'HEAD'))) return ok(undefined);
+  await rm(mirrorPath, { recursive: true, force: true });
+  await mkdir(path.dirname(mirrorPath), { recursive: true });
+  const made = await git(['init', '--bare', '--quiet', '--initial-branch', HUB_MAIN, mirrorPath], {
+    cwd: path.dirname(mirrorPath),
+  });
+  if (!made.ok) return err(`could not create the hub mirror ${mirrorPath}: ${gitError(made)}`);
+  // Objects arrive by fetch only; no gc while agents' repositories borrow from it.
+  const gc = await git(['config', 'gc.auto', '0'], { cwd: mirrorPath });
+  return gc.ok ? ok(undefined) : err(gitError(gc));
+}
+
+export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
+  /** Pushes a snapshot of the agent's uncommitted files as its work in progress (no-op when clean). */
+  pushWip(agent: string, repo: AgentRepo): Promise<Result<void>>;
+} {
+  const { mirrorPath, hubUrl } = options;
+  // Fetches that write refs in the mirror run one at a time (two at once would race for main's lock).
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = chain.then(fn, fn);
+    chain = next.catch(() => {});
+    return next;
+  };
+  const fetchAgentRefs = (agent: string) =>
+    serial(async (): Promise<Result<void>> => {
+      const fetched = await git(
+        [
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          hubUrl,
+          `+refs/heads/*:refs/heads/*`,
+          `+refs/colony/wip/*:refs/colony/wip/*`,
+        ],
+        { cwd: mirrorPath, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
+      );
+      return fetched.ok ? ok(undefined) : err(`could not fetch from the run's hub: ${gitError(fetched)}`);
+    });
+
+  return {
+    fetchFor: fetchAgentRefs,
+
+    async restoreWip(agent, repo) {
+      const wip = await git(['rev-parse', '--verify', '--quiet', `${agentWipRef(agent)}^{commit}`], {
+        cwd: mirrorPath,
+      });
+      if (!wip.ok) return ok(undefined);
+      const commit = wip.stdout.trim();
+      const env = repoEnv(repo);
+      // Only a snapshot on top of the branch as checked out now: an older one is history already.
+      const parent = await git(['rev-parse', `${commit}^`], { cwd: repo.checkout, env });
+      const head = await git(['rev-parse', 'HEAD'], { cwd: repo.checkout, env });
+      if (!parent.ok || !head.ok || parent.stdout.trim() !== head.stdout.trim()) return ok(undefined);
+      const read = await git(['read-tree', '--reset', '-u', commit], { cwd: repo.checkout, env });
+      if (!read.ok) return err(`could not restore the work in progress of ${agent}: ${gitError(read)}`);
+      const reset = await git(['reset', '--quiet', '--mixed'], { cwd: repo.checkout, env });
+      return reset.ok ? ok(undefined) : err(gitError(reset));
+    },
+
+    async push(agent) {
+      const pushed = await git(
+        ['push', '--quiet', '--no-verify', hubUrl, `${agentBranchRef(agent)}:${agentBranchRef(agent)}`],
+        {
+          cwd: mirrorPath,
+          config: [...authConfig(options.tokenFor(agent)), ['push.default', 'nothing']],
+          timeoutMs: HTTP_TIMEOUT_MS,
+        },
+      );
+      if (!pushed.ok)
+        return err(`could not push ${agentBranchRef(agent)} to the run's hub: ${gitError(pushed)}`);
+      // The sync tool reads main in the mirror right after publishing: bring the latest one.
+      return fetchAgentRefs(agent);
+    },
+
+    async pushWip(agent, repo) {
+      const env = repoEnv(repo);
+      const status = await git(['status', '--porcelain', '--untracked-files=all'], {
+        cwd: repo.checkout,
+        env,
+      });
+      if (!status.ok) return err(gitError(status));
+      if (status.stdout.trim() === '') return ok(undefined);
+      // A private index: the agent's own index and checkout stay as they are.
+      const indexEnv = { ...env, GIT_INDEX_FILE: path.join(repo.gitDir, 'colony-wip-index') };
+      const steps: string[][] = [
+        ['read-tree', 'HEAD'],
+        ['add', '--all'],
+      ];
+      for (const args of steps) {
+        const r = await git(args, { cwd: repo.checkout, env: indexEnv });
+        if (!r.ok) return err(`work in progress of ${agent}: ${gitError(r)}`);
+      }
+      const tree = await git(['write-tree'], { cwd: repo.checkout, env: indexEnv });
+      if (!tree.ok) return err(gitError(tree));
+      const commit = await git(
+        [
+          ...AGENT_COMMIT_CONFIG,
+          'commit-tree',
+          tree.stdout.trim(),
+          '-p',
+          'HEAD',
+          '-m',
+          `colony: work in progress of ${agent}`,
+        ],
+        { cwd: repo.checkout, env },
+      );
+      if (!commit.ok) return err(gitError(commit));
+      const pushed = await git(
+        [
+          'push',
+          '--quiet',
+          '--force',
+          '--no-verify',
+          hubUrl,
+          `${commit.stdout.trim()}:${agentWipRef(agent)}`,
+        ],
+        { cwd: repo.checkout, env, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
+      );
+      return pushed.ok
+        ? ok(undefined)
+        : err(`could not push the work in progress of ${agent}: ${gitError(pushed)}`);
+    },
+  };
+}

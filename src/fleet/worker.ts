@@ -1,0 +1,276 @@
+/**
+ * A fleet worker (`colony worker`): one process that executes agent sessions of any fleet run, taken
+ * from the shared DBOS queue with at most `slots` at once. DBOS does the dispatch (and the recovery of
+ * this worker's own sessions when it starts again under the same name); failure detection is ours:
+ *
+ * - every second the worker heartbeats, checks its sessions' epochs (a session another worker took
+ *   over is fenced: it stops here without writing more) and whether their runs are stopping;
+ * - a worker silent for LOST_AFTER_MS is declared gone by whichever live worker notices first (one
+ *   UPDATE decides), which re-enqueues its pending sessions through DBOS's recovery for that executor
+ *   id; they resume on any worker from the event log and their last pushed work;
+ * - a worker declared gone that is in fact alive (paused, cut off) finds out at its next heartbeat,
+ *   fences all its sessions and joins again as a fresh worker.
+ */
+import { hostname } from 'node:os';
+import { DBOS } from '@dbos-inc/dbos-sdk';
+// DBOS's own recovery for one executor id (what its admin endpoint and Conductor call): reached via
+// the package's `internal/*` export, as the SDK has no public call for another executor's workflows.
+import { getExecutor } from '@dbos-inc/dbos-sdk/internal/dbos';
+import { type Coordination, createCoordination } from '../coord/index.js';
+import { eventOf } from '../core/events.js';
+import { withLaunchLock } from '../run/durable.js';
+import type { Store } from '../store/index.js';
+import {
+  heartbeatWorker,
+  markWorkerGone,
+  registerWorker,
+  sessionEpochs,
+  sessionKey,
+  silentWorkers,
+  stoppingRuns,
+  takeSession,
+} from './fleet-db.js';
+import {
+  DBOS_APP,
+  executorIdOf,
+  FLEET_QUEUE,
+  FLEET_VERSION,
+  HEARTBEAT_MS,
+  LOST_AFTER_MS,
+  QUEUE_POLL_MS,
+  SESSION_WORKFLOW,
+  type SessionEnd,
+  type SessionInput,
+} from './names.js';
+import { openWorkerRun, type WorkerRun } from './worker-run.js';
+
+export interface WorkerOptions {
+  store: Store;
+  name: string;
+  slots: number;
+  /** The worker's folder (hub mirrors, agents' repositories). */
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  say?: (line: string) => void;
+  /** Snapshot agents' uncommitted work this often (default 5 s). */
+  wipEveryMs?: number;
+}
+
+interface Session {
+  runId: string;
+  agent: string;
+  epoch: number;
+  abort: AbortController;
+}
+
+/** The worker this process is (DBOS is one per process, and so is the registered workflow). */
+let current: WorkerState | null = null;
+
+class WorkerState {
+  readonly sessions = new Map<string, Session>();
+  private readonly runs = new Map<string, { opening: Promise<WorkerRun | string>; users: number }>();
+  constructor(
+    readonly options: WorkerOptions,
+    readonly coord: Coordination,
+  ) {}
+
+  async runSession(input: SessionInput): Promise<SessionEnd> {
+    const { name } = this.options;
+    const { runId, agent } = input;
+    const run = await this.acquireRun(runId);
+    try {
+      if (typeof run === 'string') return { agent, started: false, error: run, worker: name };
+      if (run.stopped.aborted || run.fleet.stopReason)
+        return { agent, started: false, error: 'the run ended first', worker: name };
+      const epoch = await takeSession(this.options.store.pool, { runId, agent, worker: name });
+      run.setEpoch(agent, epoch);
+      await run.emit('agent.placed', { worker: name, host: hostname(), epoch }, agent);
+      const session: Session = { runId, agent, epoch, abort: new AbortController() };
+      this.sessions.set(sessionKey(runId, agent), session);
+      const wip = setInterval(() => {
+        void run.pushWip(agent).catch(() => {});
+      }, this.options.wipEveryMs ?? 5000);
+      try {
+        const end = await run.host.runPeer(agent, session.abort.signal);
+        if (session.abort.signal.aborted && !run.stopped.aborted) {
+          // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
+          // end. It never settles here; DBOS runs it again where it was re-enqueued.
+          this.options.say?.(`${runId}/${agent}: ${String(session.abort.signal.reason)}`);
+          return await new Promise<never>(() => {});
+        }
+        return end.started
+          ? { agent, started: true, outcome: end.outcome, worker: name }
+          : { agent, started: false, error: end.error, worker: name };
+      } finally {
+        clearInterval(wip);
+        if (this.sessions.get(sessionKey(runId, agent)) === session)
+          this.sessions.delete(sessionKey(runId, agent));
+      }
+    } finally {
+      this.releaseRun(runId);
+    }
+  }
+
+  /** Heartbeat, fencing, run stops and the sweep for dead workers: once a second. */
+  async tick(): Promise<void> {
+    const { store, name } = this.options;
+    const pool = store.pool;
+    const alive = await heartbeatWorker(pool, name);
+    if (!alive) {
+      // Declared gone while alive: its sessions were re-enqueued; none of them is ours any more.
+      for (const session of this.sessions.values())
+        session.abort.abort(new Error('this worker was declared gone'));
+      this.options.say?.(`worker ${name} was declared gone (silent too long); joining again`);
+      await registerWorker(pool, { name, host: hostname(), pid: process.pid, slots: this.options.slots });
+    }
+    const live = [...this.sessions.values()];
+    const epochs = await sessionEpochs(pool, live);
+    for (const session of live) {
+      const now = epochs.get(sessionKey(session.runId, session.agent));
+      if (now !== session.epoch)
+        session.abort.abort(
+          new Error(`fenced: the session was taken over (epoch ${now} > ${session.epoch})`),
+        );
+    }
+    const stopping = await stoppingRuns(pool, [...this.runs.keys()]);
+    for (const [runId, reason] of stopping) {
+      const entry = this.runs.get(runId);
+      const run = entry ? await entry.opening : null;
+      if (run && typeof run !== 'string') run.stop(reason);
+    }
+    for (const dead of await silentWorkers(pool, LOST_AFTER_MS)) {
+      if (dead.name === name) continue;
+      if (!(await markWorkerGone(pool, dead.name, `no heartbeat for ${dead.silentMs} ms`))) continue;
+      const recovered = await getExecutor().recoverPendingWorkflows([executorIdOf(dead.name)]);
+      this.options.say?.(`worker ${dead.name} is gone: re-enqueued ${recovered.length} session(s)`);
+      await this.noteLost(
+        dead.name,
+        dead.silentMs,
+        recovered.map((h: { workflowID: string }) => h.workflowID),
+      );
+    }
+  }
+
+  /** Shutdown: this worker's sessions are handed back to the queue for the others. */
+  async leave(): Promise<number> {
+    for (const session of this.sessions.values()) session.abort.abort(new Error('the worker is stopping'));
+    await markWorkerGone(this.options.store.pool, this.options.name, 'stopped');
+    const handed = await getExecutor().recoverPendingWorkflows([executorIdOf(this.options.name)]);
+    return handed.length;
+  }
+
+  private async noteLost(worker: string, silentMs: number, workflowIds: string[]): Promise<void> {
+    const byRun = new Map<string, number>();
+    for (const id of workflowIds) {
+      const runId = id.slice(0, id.indexOf('/'));
+      byRun.set(runId, (byRun.get(runId) ?? 0) + 1);
+    }
+    for (const [runId, reenqueued] of byRun) {
+      await this.options.store.log
+        .append(eventOf(runId, null, 'worker.lost', { worker, silentMs, reenqueued, by: this.options.name }))
+        .catch(() => {});
+    }
+  }
+
+  private acquireRun(runId: string): Promise<WorkerRun | string> {
+    let entry = this.runs.get(runId);
+    if (!entry) {
+      const opening = openWorkerRun({
+        store: this.options.store,
+        coord: this.coord,
+        runId,
+        dir: this.options.dir,
+        env: this.options.env,
+      }).then((r) => (r.ok ? r.value : r.error));
+      entry = { opening, users: 0 };
+      this.runs.set(runId, entry);
+    }
+    entry.users++;
+    return entry.opening;
+  }
+
+  private releaseRun(runId: string): void {
+    const entry = this.runs.get(runId);
+    if (!entry) return;
+    entry.users--;
+    if (entry.users > 0) return;
+    this.runs.delete(runId);
+    void entry.opening.then((run) => {
+      if (typeof run !== 'string') run.close();
+    });
+  }
+}
+
+const sessionWorkflow = DBOS.registerWorkflow(
+  async (input: SessionInput): Promise<SessionEnd> => {
+    const worker = current;
+    if (!worker) throw new Error('this process is not a fleet worker');
+    // One step: the session's own durability is the event log (replayed by the agent loop).
+    return DBOS.runStep(() => worker.runSession(input), { name: 'session' });
+  },
+  { name: SESSION_WORKFLOW },
+);
+void sessionWorkflow;
+
+/** Runs the worker until `signal` aborts; then hands its sessions back and stops. */
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  if (current) throw new Error('this process is already a fleet worker');
+  const { store, name, slots } = options;
+  const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
+  const coord = await createCoordination(store);
+  const state = new WorkerState(options, coord);
+  current = state;
+  await registerWorker(store.pool, { name, host: hostname(), pid: process.pid, slots });
+  DBOS.setConfig({
+    name: DBOS_APP,
+    systemDatabaseUrl,
+    systemDatabaseSchemaName: 'dbos',
+    executorID: executorIdOf(name),
+    applicationVersion: FLEET_VERSION,
+    logLevel: 'error',
+    systemDatabasePoolSize: Math.max(4, Math.min(20, slots)),
+  });
+  let timer: NodeJS.Timeout | null = null;
+  try {
+    // launch() first re-enqueues what this worker (same name) left pending when it last died.
+    await withLaunchLock(systemDatabaseUrl, async () => {
+      await DBOS.launch();
+      await DBOS.registerQueue(FLEET_QUEUE, {
+        workerConcurrency: slots,
+        minPollingIntervalMs: QUEUE_POLL_MS,
+        onConflict: 'always_update',
+      });
+    });
+    options.say?.(`worker ${name}: ${slots} slot(s), executor ${executorIdOf(name)}`);
+    let ticking = false;
+    timer = setInterval(() => {
+      if (ticking) return;
+      ticking = true;
+      state
+        .tick()
+        .catch((error: unknown) =>
+          options.say?.(`worker ${name}: heartbeat failed: ${(error as Error).message}`),
+        )
+        .finally(() => {
+          ticking = false;
+        });
+    }, HEARTBEAT_MS);
+    await new Promise<void>((resolve) => {
+      if (options.signal.aborted) resolve();
+      options.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    if (timer) clearInterval(timer);
+    timer = null;
+    const handed = await state.leave();
+    options.say?.(`worker ${name} stopped; handed ${handed} session(s) back to the queue`);
+  } finally {
+    if (timer) clearInterval(timer);
+    current = null;
+    // Fenced sessions never settle: do not wait for them.
+    await Promise.race([DBOS.shutdown(), new Promise((resolve) => setTimeout(resolve, 3000))]).catch(
+      () => {},
+    );
+    await coord.close();
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * What hosts the peers of one run in one process: the run owner's in-process peers (peers.ts) and a
+ * fleet worker's share of them (src/fleet/) run the same code. A host tracks its peers' activity
+ * (the watchdog nudges idle ones), renews the claims of its live, non-stalled peers, shares one
+ * system-prompt prefix and runs each peer's agent loop with its tools. What differs between the two
+ * is only what is plugged in: the workspace (the hub itself, or a worker's mirror of it that pushes
+ * over HTTP) and the integration queue (the queue itself, or its HTTP front at the owner).
+ */
+
+import type { Budget } from '../../agent/budget.js';
+import type { AgentOutcome } from '../../agent/loop.js';
+import { runAgent } from '../../agent/loop.js';
+import { toolsForProfile } from '../../agent/profiles.js';
+import { renderRepoSummary, summariseRepo } from '../../agent/repo-summary.js';
+import { type Coordination, createCoordinationTools } from '../../coord/index.js';
+import { type EventInput, isKind, type StoredEvent } from '../../core/events.js';
+import type { Scrubber } from '../../core/secrets.js';
+import type { Result } from '../../lang/result.js';
+import type { Message, Provider } from '../../model/types.js';
+import type { RunSpec } from '../../run/run-spec.js';
+import type { Sandbox } from '../../sandbox/index.js';
+import type { EventLog } from '../../store/types.js';
+import type { Tool } from '../../tool/types.js';
+import type { IntegrationQueue } from '../../workspace/integration/index.js';
+import { createReviewTools } from '../../workspace/integration/review-tools.js';
+import {
+  createMergeRequestTool,
+  createMergeStatusTool,
+  createSyncTool,
+  type IntegrationPort,
+} from '../../workspace/integration/tools.js';
+import type { AgentWorkspace } from '../../workspace/run-workspace.js';
+import type { Emit } from '../team-run.js';
+import { type PeerActivity, trackActivity } from './activity.js';
+import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './prompt.js';
+import { NUDGE_TEXT, startWatchdog, type Watchdog } from './watchdog.js';
+
+export const DEFAULT_IDLE_MS = 5 * 60_000;
+
+export type PeerEnd =
+  | { agent: string; started: true; outcome: AgentOutcome }
+  | { agent: string; started: false; error: string };
+
+/** Where a host's peers work: their repositories and the hub they sync with. */
+export interface PeerWorkspace {
+  /** The hub (or a worker's mirror of it) the sync tool reads main from. */
+  hubPath: string;
+  forAgent(agent: string): Promise<Result<AgentWorkspace>>;
+  release(agent: string): Promise<Result<void>>;
+}
+
+export interface PeerHostOptions {
+  spec: RunSpec;
+  /** The run's (scrubbed) log; the host wraps it to track activity. */
+  log: EventLog;
+  /** Run-level events (nudges, warnings); they do not count as a peer's progress. */
+  emit: Emit;
+  scrubber: Scrubber;
+  provider: Provider;
+  commandEnv: NodeJS.ProcessEnv;
+  sandbox: Sandbox | null;
+  coord: Coordination;
+  budget: Budget;
+  /** Aborted when the run ends early. */
+  signal: AbortSignal;
+  injectorFor(agent: string): () => Promise<Message[]>;
+  workspace: PeerWorkspace;
+  /** The integration queue as this agent's merge tools reach it. */
+  integrationFor(agent: string): IntegrationPort;
+  /** The queue itself, for integrators' review tools (only where it lives: the owner). */
+  reviewQueue?: IntegrationQueue;
+  /** Peers that review merge requests (`--integrators`). */
+  integrators: string[];
+  /** Called with every event a peer appends (the goal check listens for releases and merges). */
+  onPeerEvent?: (event: EventInput) => void;
+}
+
+export class PeerHost {
+  readonly log: EventLog;
+  private readonly activity: PeerActivity;
+  private readonly live = new Set<string>();
+  private readonly watchdog: Watchdog;
+  private readonly heartbeat: { stop(): void };
+  private prefix: Promise<string> | null = null;
+  private readonly template = loadPeerTemplate();
+
+  constructor(private readonly options: PeerHostOptions) {
+    const { spec, coord, emit } = options;
+    this.activity = trackActivity(options.log, options.onPeerEvent);
+    this.log = this.activity.log;
+    this.watchdog = startWatchdog(this.activity, spec.idleMs ?? DEFAULT_IDLE_MS, {
+      working: () => [...this.live],
+      async nudge(agent, idle) {
+        const sent = await coord.messages.send({
+          runId: spec.runId,
+          from: 'colony',
+          to: agent,
+          text: NUDGE_TEXT(Math.round(idle / 1000)),
+        });
+        if (sent.ok) await emit('agent.nudged', { idleMs: idle, messageId: sent.value.id }, agent);
+      },
+      async stall(agent, idle) {
+        await emit('agent.stalled', { idleMs: idle }, agent);
+      },
+      revive: () => {},
+    });
+    // Stalled peers' claims are not renewed: they lapse and another peer may take the scope over.
+    this.heartbeat = coord.claims.startHeartbeat(() =>
+      [...this.live]
+        .filter((agent) => !this.watchdog.isStalled(agent))
+        .map((agent) => ({ runId: spec.runId, agent })),
+    );
+  }
+
+  /** The agents this host runs now. */
+  working(): string[] {
+    return [...this.live];
+  }
+
+  /**
+   * Runs one peer until it finishes (a peer that already finished returns at once; one with a log
+   * replays it). `signal` ends this peer alone (a fleet worker that lost the session).
+   */
+  async runPeer(agent: string, signal?: AbortSignal): Promise<PeerEnd> {
+    const { spec, coord } = this.options;
+    const log = this.log;
+    const template = this.template;
+    if (!template.ok) return { agent, started: false, error: template.error };
+    const history = await log.read(spec.runId, { agent });
+    const started = history.find(isKind('agent.started'));
+    const finished = history.find(isKind('agent.finished'));
+    if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
+    const ws = await this.options.workspace.forAgent(agent);
+    if (!ws.ok) return { agent, started: false, error: ws.error };
+    const { worktree, branch, publish } = ws.value;
+    const base = toolsForProfile('coder', worktree, {
+      bash: {
+        baseEnv: this.options.commandEnv,
+        defaultTimeoutS: spec.bashTimeoutS,
+        sandbox: this.options.sandbox,
+      },
+    });
+    if (!base.ok) return { agent, started: false, error: base.error };
+    const { integrators } = this.options;
+    const isIntegrator = integrators.includes(agent);
+    const toolCtx = {
+      runId: spec.runId,
+      agent,
+      worktree,
+      branch,
+      publish,
+      queue: this.options.integrationFor(agent),
+      hubPath: this.options.workspace.hubPath,
+      log,
+      // A sole integrator has nobody to review its own changes: they land after the merge check.
+      preApproved: isIntegrator && integrators.length === 1,
+      // Submit and move on: a peer waiting for the queue would be idle capacity.
+      submitAndMoveOn: true,
+    };
+    const review = isIntegrator && this.options.reviewQueue ? this.options.reviewQueue : null;
+    const tools = [
+      ...base.tools,
+      ...createCoordinationTools(coord, spec.runId, agent),
+      createMergeRequestTool(toolCtx),
+      createMergeStatusTool(toolCtx),
+      createSyncTool(toolCtx),
+      ...(review ? createReviewTools({ ...toolCtx, queue: review }) : []),
+    ];
+    let system = started?.data.system;
+    if (!system) {
+      system = peerSystemPrompt(
+        template.text,
+        await this.sharedPrefix(template.text, worktree, tools),
+        agent,
+      );
+      await this.options.emit(
+        'agent.started',
+        {
+          profile: 'peer',
+          model: this.options.provider.model.id,
+          task: spec.goal,
+          system,
+          tools: tools.map((t) => t.spec.name),
+          maxSteps: spec.maxSteps,
+        },
+        agent,
+      );
+    }
+    this.live.add(agent);
+    try {
+      const outcome = await runAgent(
+        {
+          runId: spec.runId,
+          name: agent,
+          profile: 'coder',
+          task: spec.goal,
+          system,
+          tools,
+          provider: this.options.provider,
+          maxSteps: spec.maxSteps,
+          stream: spec.stream,
+        },
+        {
+          log,
+          scrubber: this.options.scrubber,
+          budget: this.options.budget,
+          signal: signal ? AbortSignal.any([this.options.signal, signal]) : this.options.signal,
+          history,
+          beforeModelCall: this.options.injectorFor(agent),
+        },
+      );
+      return { agent, started: true, outcome };
+    } finally {
+      this.live.delete(agent);
+      // A session taken over by another worker is theirs now: nothing of it is touched here.
+      if (!signal?.aborted || this.options.signal.aborted) {
+        // A finished peer holds nothing: its open claims go back to the pool, its worktree goes.
+        await coord.claims.releaseAll(spec.runId, agent, 'peer finished');
+        const removed = await this.options.workspace.release(agent);
+        if (!removed.ok) await this.options.emit('warning', { message: `${agent}: ${removed.error}` }, agent);
+      }
+    }
+  }
+
+  stop(): void {
+    this.watchdog.stop();
+    this.heartbeat.stop();
+  }
+
+  /** The shared prefix: the one peers already logged, else rendered once from the first worktree. */
+  private sharedPrefix(template: string, worktree: string, tools: Tool[]): Promise<string> {
+    const { spec, integrators, scrubber } = this.options;
+    this.prefix ??= (async () => {
+      for (const event of await this.log.read(spec.runId, { kinds: ['agent.started'] })) {
+        if (!event.agent) continue;
+        const found = prefixFromSystem(template, event.data.system, event.agent);
+        if (found !== null) return found;
+      }
+      return scrubber.scrub(
+        renderPeerPrefix(template, {
+          goal: spec.goal,
+          verify: spec.verify,
+          mergeCheck: spec.mergeVerify ?? spec.verify,
+          integrators,
+          // The review tools are named in the integrators section; the list stays the same for all.
+          tools: tools.map((t) => t.spec.name).filter((name) => !name.startsWith('review_')),
+          repository: renderRepoSummary(summariseRepo(worktree)),
+        }),
+      );
+    })();
+    return this.prefix;
+  }
+}
+
+export function outcomeOf(event: StoredEvent<'agent.finished'>): AgentOutcome {
+  const d = event.data;
+  return {
+    status: d.status,
+    stopReason: d.stopReason as AgentOutcome['stopReason'],
+    reason: d.reason,
+    steps: d.steps,
+    finalText: d.finalText,
+  };
+}
