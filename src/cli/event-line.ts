@@ -22,6 +22,12 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
       return `worktree ready on ${d.branch}`;
     case 'setup.finished':
       return `setup "${d.command}" exited ${d.exitCode} in ${d.durationMs} ms`;
+    case 'agent.placed':
+      return Number(d.epoch) > 1
+        ? `taken over by worker ${d.worker} (host ${d.host}, epoch ${d.epoch})`
+        : `placed on worker ${d.worker} (host ${d.host})`;
+    case 'worker.lost':
+      return `worker ${d.worker} lost (silent ${d.silentMs} ms): ${d.reenqueued} session(s) re-enqueued by ${d.by}`;
     case 'agent.started':
       return `agent started (${d.profile}, ${d.model})`;
     case 'agent.finished':

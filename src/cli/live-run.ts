@@ -95,6 +95,8 @@ const NOTABLE = new Set([
   'run.resumed',
   'run.finished',
   'agent.finished',
+  // Fleet runs: a lost worker is why its agents pause until another worker takes them over.
+  'worker.lost',
   'model.error',
   'limit.hit',
   'merge.landed',

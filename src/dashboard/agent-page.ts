@@ -104,6 +104,19 @@ export function transcriptEntry(e: StoredEvent): HTMLElement | null {
         ...m.messages.map((x) => h('div', {}, h('span', { class: 'msg-route' }, `${x.from}: `), x.text)),
       );
     }
+    case 'agent.placed': {
+      const p = e.data;
+      const what = p.epoch > 1 ? `Taken over by worker ${p.worker}` : `Placed on worker ${p.worker}`;
+      return h(
+        'div',
+        { class: 't t-other', 'data-kind': e.kind },
+        h('strong', {}, what),
+        ' ',
+        h('span', { class: 'muted small' }, `host ${p.host} · epoch ${p.epoch}`),
+        ' ',
+        meta,
+      );
+    }
     case 'tool.started':
     case 'model.retry':
       return null;
@@ -168,6 +181,8 @@ export function agentPage(
       facts,
       ...[
         ['Model', a.model],
+        // Fleet runs: the worker running its session now (none in-process, nor before placement).
+        ...(a.agent.worker === null ? [] : [['Worker', a.agent.worker]]),
         ['Steps', String(a.agent.steps)],
         ['Tool calls', String(a.agent.toolCalls)],
         ['Cost', a.agent.costUsd === null && a.agent.steps > 0 ? 'unpriced' : usd(a.agent.costUsd)],

@@ -61,10 +61,13 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
           'data-link': true,
           'data-agent': a.name,
           'data-state': a.state,
+          'data-worker': a.worker,
         },
         h('span', { class: 'dot' }),
         h('span', { class: 'a-name' }, a.name),
         h('span', { class: 'a-state' }, a.state),
+        // Fleet runs only: an in-process agent has no worker and no column.
+        a.worker === null ? null : h('span', { class: 'a-worker', title: `worker ${a.worker}` }, a.worker),
         h('span', { class: 'a-claim', title: a.claim ?? '' }, a.claim ?? ''),
         h('span', { class: 'a-action', title: a.lastAction }, a.lastAction),
         h('span', { class: 'a-num' }, `${a.steps} st`),

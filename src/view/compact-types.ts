@@ -35,6 +35,8 @@ export interface AgentRow {
   commits: number;
   /** agent.finished status (done | failed | stopped), null while it runs. */
   finishStatus: string | null;
+  /** Fleet runs: the worker running the agent's session (its latest agent.placed); null in-process. */
+  worker: string | null;
 }
 
 export interface TimelineView {

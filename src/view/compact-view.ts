@@ -71,6 +71,7 @@ export function agentRow(a: AgentView): AgentRow {
     branch: a.branch,
     commits: a.commits.length,
     finishStatus: a.finishStatus,
+    worker: a.worker,
   };
 }
 

@@ -43,8 +43,9 @@ export function progressLines(view: RunView, options: ProgressOptions = {}): str
   const width = Math.max(...agents.slice(0, maxAgents).map((a) => a.name.length), 4);
   for (const a of agents.slice(0, maxAgents)) {
     const claim = a.claim ? ` [${a.claim.scope}]` : '';
+    const worker = a.worker ? ` on ${a.worker}` : '';
     lines.push(
-      `  ${a.name.padEnd(width)} ${a.state.padEnd(8)} ${String(a.steps).padStart(3)} steps${claim}  ${a.lastAction ?? ''}`,
+      `  ${a.name.padEnd(width)} ${a.state.padEnd(8)} ${String(a.steps).padStart(3)} steps${worker}${claim}  ${a.lastAction ?? ''}`,
     );
   }
   if (agents.length > maxAgents) lines.push(`  … ${agents.length - maxAgents} more agent(s)`);

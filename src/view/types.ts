@@ -79,6 +79,10 @@ export interface AgentView {
   stopReason: string | null;
   branch: string | null;
   commits: CommitView[];
+  /** Fleet runs: the worker that took the agent's session last (agent.placed); null in-process. */
+  worker: string | null;
+  /** agent.placed events: 1 + takeovers after a lost worker (0 outside fleet runs). */
+  placements: number;
 }
 
 /** One bar of the Gantt timeline: a model call or a tool call. `open` bars are still running. */

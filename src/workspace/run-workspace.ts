@@ -10,6 +10,7 @@
 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { isKind } from '../core/events.js';
 import type { Result } from '../lang/result.js';
 import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
@@ -127,7 +128,15 @@ export class RunWorkspace {
       const fetched = await upstream.fetchFor(agent);
       if (!fetched.ok) return fetched;
     }
-    const opened = await openAgentRepo({ hubPath: this.hubPath, repo, startCommit: await this.mainCommit() });
+    // A repository made again for an agent that worked before (a fleet takeover, a lost checkout)
+    // starts where its conversation did, not on a main that moved since: its work in progress is a
+    // snapshot on top of that commit, and what it read of the files stays true.
+    const loggedBase = existing.find(isKind('workspace.ready'))?.data.baseCommit;
+    const opened = await openAgentRepo({
+      hubPath: this.hubPath,
+      repo,
+      startCommit: loggedBase ?? (await this.mainCommit()),
+    });
     if (!opened.ok) return opened;
     const main = opened.value;
     if (upstream && main.created) {

@@ -1,7 +1,7 @@
 /**
  * The lines `colony run` and `colony logs` print: a provider's 429 reads as what happened (not as a
- * configured limit), team events are words (never a raw kind like `task.assigned`), and a step line
- * shows Anthropic's cache writes.
+ * configured limit), team and fleet events are words (never a raw kind like `task.assigned`), and a
+ * step line shows Anthropic's cache writes.
  */
 import { describe, expect, it } from 'vitest';
 import { formatEvent } from '../../src/cli/event-line.js';
@@ -48,6 +48,29 @@ describe('formatEvent', () => {
       }),
     );
     expect(line).toContain('12+3000 cached + 1500 cache writes in, 40 out');
+  });
+
+  it('says where a fleet run places an agent, a takeover and a lost worker', () => {
+    const placed = (epoch: number) =>
+      formatEvent(
+        stored({
+          runId: 'r',
+          agent: 'peer-1',
+          kind: 'agent.placed',
+          data: { worker: 'w2', host: 'box-b', epoch },
+        }),
+      );
+    expect(placed(1)).toBe('10:00:00 [peer-1] placed on worker w2 (host box-b)');
+    expect(placed(2)).toBe('10:00:00 [peer-1] taken over by worker w2 (host box-b, epoch 2)');
+    const lost = formatEvent(
+      stored({
+        runId: 'r',
+        agent: null,
+        kind: 'worker.lost',
+        data: { worker: 'w1', silentMs: 15000, reenqueued: 3, by: 'w2' },
+      }),
+    );
+    expect(lost).toBe('10:00:00 worker w1 lost (silent 15000 ms): 3 session(s) re-enqueued by w2');
   });
 
   it('names orchestration, integration and claim events in words', () => {

@@ -57,7 +57,10 @@ function runArgs(repo: string, agents: number): string[] {
 }
 
 function filesOn(repo: string, branch: string): string[] {
-  return execFileSync('git', ['ls-tree', '-r', '--name-only', branch, 'work'], { cwd: repo, encoding: 'utf8' })
+  return execFileSync('git', ['ls-tree', '-r', '--name-only', branch, 'work'], {
+    cwd: repo,
+    encoding: 'utf8',
+  })
     .trim()
     .split('\n')
     .filter(Boolean)
@@ -109,4 +112,92 @@ describe('colony run --workers', () => {
     // The result in the user's repository has every peer's files.
     expect(filesOn(repo.dir, `colony/${runId}`)).toEqual(expectedFiles(agents));
   }, 240_000);
+
+  it('survives kill -9 of a worker mid-run: its sessions resume on the other, nothing lost or repeated', async () => {
+    await db.sql('CREATE DATABASE killed');
+    const url = db.urlFor('killed');
+    const env = { COLONY_DATABASE_URL: url };
+    const victim = startWorker('wk', env, { slots: 2 });
+    const survivor = startWorker('ws', env, { slots: 2 });
+    workers.push(victim, survivor);
+    await Promise.all([victim, survivor].map(joined));
+    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
+    folders.push(repo.dir);
+    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+    folders.push(home);
+    const agents = 8;
+    const before = fake.stats();
+    const running = colony(runArgs(repo.dir, agents), {
+      env: { ...NO_API_KEYS, COLONY_HOME: home, ...env },
+      timeoutMs: 240_000,
+    });
+    // Kill the victim once one of its agents is half-way through (claimed and wrote a file).
+    let runId = '';
+    await until(async () => {
+      const client = await runIdOf(url);
+      if (!client) return false;
+      runId = client;
+      const events = await runEvents(url, runId);
+      const mine = new Set(
+        events.filter((e) => e.kind === 'agent.placed' && e.data.worker === 'wk').map((e) => e.agent),
+      );
+      return events.some((e) => e.kind === 'tool.finished' && e.data.name === 'write' && mine.has(e.agent));
+    }, 'an agent of the victim at work');
+    victim.child.kill('SIGKILL');
+    await victim.closed;
+    const run = await running;
+    if (run.code !== 0) console.log(run.stdout.slice(-3000), run.stderr.slice(-3000), survivor.stderr());
+    expect(run.code).toBe(0);
+    const summary = lastJsonLine(run.stdout);
+    expect(summary.status).toBe('succeeded');
+    expect(summary.runId).toBe(runId);
+
+    const events = await runEvents(url, runId);
+    // Nothing lost: the hash chain holds and seq has no gap.
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const verified = await colony(['verify', runId], { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env } });
+    expect(verified.code).toBe(0);
+    // The victim was declared lost by the survivor, which re-enqueued and took over its sessions.
+    const lost = events.filter((e) => e.kind === 'worker.lost');
+    expect(lost.map((e) => [e.data.worker, e.data.by])).toEqual([['wk', 'ws']]);
+    expect(Number(lost[0]?.data.reenqueued)).toBeGreaterThan(0);
+    const placed = events.filter((e) => e.kind === 'agent.placed');
+    const takenOver = placed.filter((e) => Number(e.data.epoch) > 1);
+    expect(takenOver.length).toBe(Number(lost[0]?.data.reenqueued));
+    expect(takenOver.every((e) => e.data.worker === 'ws')).toBe(true);
+    // Every agent finished exactly once, and each step of each agent was answered once in the log.
+    const finished = events.filter((e) => e.kind === 'agent.finished');
+    expect(finished.map((e) => e.agent).sort()).toEqual(
+      Array.from({ length: agents }, (_, i) => `peer-${i + 1}`).sort(),
+    );
+    expect(finished.every((e) => e.data.status === 'done')).toBe(true);
+    const steps = events.filter((e) => e.kind === 'model.response').map((e) => `${e.agent}#${e.data.step}`);
+    expect(new Set(steps).size).toBe(steps.length);
+    // Completed model calls repeated: at most the one in flight per taken-over agent.
+    const after = fake.stats();
+    const repeated = Object.entries(after.byKey).filter(([key, n]) => n > (before.byKey[key] ?? 0) + 1);
+    expect(repeated.length).toBeLessThanOrEqual(takenOver.length);
+    // No double grants: no scope was granted twice while held.
+    const grants = events.filter((e) => e.kind === 'claim.granted').map((e) => `${e.agent} ${e.data.scope}`);
+    expect(new Set(grants).size).toBe(grants.length);
+    // Every landed commit is reachable from the result.
+    const branch = `colony/${runId}`;
+    for (const e of events.filter((e) => e.kind === 'merge.landed')) {
+      expect(() =>
+        execFileSync('git', ['merge-base', '--is-ancestor', String(e.data.commit), branch], {
+          cwd: repo.dir,
+        }),
+      ).not.toThrow();
+    }
+    expect(filesOn(repo.dir, branch)).toEqual(expectedFiles(agents));
+  }, 300_000);
 });
+
+/** The newest run in the fleet's database (the one the test started), or null before it exists. */
+async function runIdOf(url: string): Promise<string | null> {
+  const res = await db.sql(
+    'SELECT run_id FROM colony.runs ORDER BY created_at DESC LIMIT 1',
+    url.split('/').pop(),
+  );
+  return (res.rows[0]?.run_id as string | undefined) ?? null;
+}

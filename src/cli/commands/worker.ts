@@ -55,7 +55,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const { runWorker } = await import('../../fleet/worker.js');
+    const { runWorker } = await import('../../worker/worker.js');
     await runWorker({
       store,
       name,

@@ -73,6 +73,11 @@ export interface PeerHostOptions {
   integrators: string[];
   /** Called with every event a peer appends (the goal check listens for releases and merges). */
   onPeerEvent?: (event: EventInput) => void;
+  /**
+   * Runs after each call of a tool that changes the checkout, before its result is logged (a fleet
+   * worker pushes the agent's work in progress there: a logged edit is never lost with its worker).
+   */
+  afterMutation?: (agent: string) => Promise<void>;
 }
 
 export class PeerHost {
@@ -158,8 +163,24 @@ export class PeerHost {
       submitAndMoveOn: true,
     };
     const review = isIntegrator && this.options.reviewQueue ? this.options.reviewQueue : null;
+    const after = this.options.afterMutation;
+    const coderTools = after
+      ? base.tools.map(
+          (tool): Tool =>
+            tool.mutates
+              ? {
+                  ...tool,
+                  run: async (args, context) => {
+                    const result = await tool.run(args, context);
+                    await after(agent);
+                    return result;
+                  },
+                }
+              : tool,
+        )
+      : base.tools;
     const tools = [
-      ...base.tools,
+      ...coderTools,
       ...createCoordinationTools(coord, spec.runId, agent),
       createMergeRequestTool(toolCtx),
       createMergeStatusTool(toolCtx),

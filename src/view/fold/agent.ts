@@ -1,5 +1,6 @@
-/** An agent's loop: start, finish, model responses and errors, retries, tool calls. */
+/** An agent's loop: its worker (fleet), start, finish, model responses and errors, retries, tool calls. */
 import type { Handlers } from '../run-state.js';
+import { FINAL_STATES } from '../types.js';
 import {
   act,
   describeToolCall,
@@ -12,6 +13,28 @@ import {
 import { addUsage } from './usage.js';
 
 export const agentHandlers: Handlers = {
+  // Fleet runs: the latest placement wins (a takeover replaces the lost worker); the state is left
+  // alone, since agent.started or the replayed steps say what the agent does.
+  'agent.placed': ({ event, at, agent }) => {
+    if (!agent) return;
+    const d = event.data;
+    agent.worker = d.worker;
+    agent.placements += 1;
+    act(
+      agent,
+      d.epoch > 1
+        ? `taken over by worker ${d.worker} (epoch ${d.epoch})`
+        : `placed on worker ${d.worker} (epoch ${d.epoch})`,
+      at,
+    );
+  },
+  // The run has no notes of its own: the lost worker's unfinished agents say it, until a takeover.
+  'worker.lost': ({ state, event, at }) => {
+    const d = event.data;
+    for (const agent of state.agents.values())
+      if (agent.worker === d.worker && !FINAL_STATES.has(agent.state))
+        act(agent, `worker ${d.worker} lost (silent ${d.silentMs} ms): waiting for another worker`, at);
+  },
   'agent.started': ({ event, at, agent }) => {
     if (!agent) return;
     const d = event.data;

@@ -39,6 +39,8 @@ export function newAgent(name: string, atMs: number): AgentView {
     stopReason: null,
     branch: null,
     commits: [],
+    worker: null,
+    placements: 0,
   };
 }
 

@@ -54,6 +54,7 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
   pushWip(agent: string, repo: AgentRepo): Promise<Result<void>>;
 } {
   const { mirrorPath, hubUrl } = options;
+  const pushedWip = new Map<string, string>();
   // Fetches that write refs in the mirror run one at a time (two at once would race for main's lock).
   let chain: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -88,13 +89,17 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
       if (!wip.ok) return ok(undefined);
       const commit = wip.stdout.trim();
       const env = repoEnv(repo);
-      // Only a snapshot on top of the branch as checked out now: an older one is history already.
+      // A snapshot on top of the checkout's commit or of a later one the agent committed but never
+      // published (the snapshot's push carried it): restore it. One older than the checkout is history.
       const parent = await git(['rev-parse', `${commit}^`], { cwd: repo.checkout, env });
-      const head = await git(['rev-parse', 'HEAD'], { cwd: repo.checkout, env });
-      if (!parent.ok || !head.ok || parent.stdout.trim() !== head.stdout.trim()) return ok(undefined);
+      if (!parent.ok) return ok(undefined);
+      const base = parent.stdout.trim();
+      const onTop = await git(['merge-base', '--is-ancestor', 'HEAD', base], { cwd: repo.checkout, env });
+      if (!onTop.ok) return ok(undefined);
+      // The files as snapshotted, then the branch at the snapshot's parent: uncommitted, as they were.
       const read = await git(['read-tree', '--reset', '-u', commit], { cwd: repo.checkout, env });
       if (!read.ok) return err(`could not restore the work in progress of ${agent}: ${gitError(read)}`);
-      const reset = await git(['reset', '--quiet', '--mixed'], { cwd: repo.checkout, env });
+      const reset = await git(['reset', '--quiet', '--mixed', base], { cwd: repo.checkout, env });
       return reset.ok ? ok(undefined) : err(gitError(reset));
     },
 
@@ -115,29 +120,27 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
 
     async pushWip(agent, repo) {
       const env = repoEnv(repo);
-      const status = await git(['status', '--porcelain', '--untracked-files=all'], {
-        cwd: repo.checkout,
-        env,
-      });
-      if (!status.ok) return err(gitError(status));
-      if (status.stdout.trim() === '') return ok(undefined);
       // A private index: the agent's own index and checkout stay as they are.
       const indexEnv = { ...env, GIT_INDEX_FILE: path.join(repo.gitDir, 'colony-wip-index') };
-      const steps: string[][] = [
-        ['read-tree', 'HEAD'],
-        ['add', '--all'],
-      ];
-      for (const args of steps) {
+      let tree = '';
+      for (const args of [['read-tree', 'HEAD'], ['add', '--all'], ['write-tree']]) {
         const r = await git(args, { cwd: repo.checkout, env: indexEnv });
         if (!r.ok) return err(`work in progress of ${agent}: ${gitError(r)}`);
+        tree = r.stdout.trim();
       }
-      const tree = await git(['write-tree'], { cwd: repo.checkout, env: indexEnv });
-      if (!tree.ok) return err(gitError(tree));
+      const head = await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], { cwd: repo.checkout, env });
+      if (!head.ok) return err(gitError(head));
+      const [headCommit, headTree] = head.stdout.trim().split('\n');
+      // The same files on the same commit as last pushed: nothing to do. A clean checkout is pushed
+      // once it had a snapshot, so an older snapshot never comes back after the agent undid changes.
+      const key = `${headCommit} ${tree}`;
+      if (pushedWip.get(agent) === key) return ok(undefined);
+      if (!pushedWip.has(agent) && tree === headTree) return ok(undefined);
       const commit = await git(
         [
           ...AGENT_COMMIT_CONFIG,
           'commit-tree',
-          tree.stdout.trim(),
+          tree,
           '-p',
           'HEAD',
           '-m',
@@ -157,9 +160,9 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
         ],
         { cwd: repo.checkout, env, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
       );
-      return pushed.ok
-        ? ok(undefined)
-        : err(`could not push the work in progress of ${agent}: ${gitError(pushed)}`);
+      if (!pushed.ok) return err(`could not push the work in progress of ${agent}: ${gitError(pushed)}`);
+      pushedWip.set(agent, key);
+      return ok(undefined);
     },
   };
 }

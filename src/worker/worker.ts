@@ -18,8 +18,6 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { getExecutor } from '@dbos-inc/dbos-sdk/internal/dbos';
 import { type Coordination, createCoordination } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
-import { withLaunchLock } from '../run/durable.js';
-import type { Store } from '../store/index.js';
 import {
   heartbeatWorker,
   markWorkerGone,
@@ -29,7 +27,7 @@ import {
   silentWorkers,
   stoppingRuns,
   takeSession,
-} from './fleet-db.js';
+} from '../fleet/fleet-db.js';
 import {
   DBOS_APP,
   executorIdOf,
@@ -41,7 +39,9 @@ import {
   SESSION_WORKFLOW,
   type SessionEnd,
   type SessionInput,
-} from './names.js';
+} from '../fleet/names.js';
+import { withLaunchLock } from '../run/durable.js';
+import type { Store } from '../store/index.js';
 import { openWorkerRun, type WorkerRun } from './worker-run.js';
 
 export interface WorkerOptions {
@@ -53,8 +53,6 @@ export interface WorkerOptions {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   say?: (line: string) => void;
-  /** Snapshot agents' uncommitted work this often (default 5 s). */
-  wipEveryMs?: number;
 }
 
 interface Session {
@@ -88,9 +86,6 @@ class WorkerState {
       await run.emit('agent.placed', { worker: name, host: hostname(), epoch }, agent);
       const session: Session = { runId, agent, epoch, abort: new AbortController() };
       this.sessions.set(sessionKey(runId, agent), session);
-      const wip = setInterval(() => {
-        void run.pushWip(agent).catch(() => {});
-      }, this.options.wipEveryMs ?? 5000);
       try {
         const end = await run.host.runPeer(agent, session.abort.signal);
         if (session.abort.signal.aborted && !run.stopped.aborted) {
@@ -103,7 +98,6 @@ class WorkerState {
           ? { agent, started: true, outcome: end.outcome, worker: name }
           : { agent, started: false, error: end.error, worker: name };
       } finally {
-        clearInterval(wip);
         if (this.sessions.get(sessionKey(runId, agent)) === session)
           this.sessions.delete(sessionKey(runId, agent));
       }

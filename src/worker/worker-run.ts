@@ -10,6 +10,8 @@ import { issueAgentToken } from '../auth/index.js';
 import { type Coordination, directMessageInjector } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
+import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
+import { TOKEN_TTL_MS } from '../fleet/names.js';
 import { err, ok, type Result } from '../lang/result.js';
 import { RateGate } from '../run/rate-gate.js';
 import { openSandbox } from '../sandbox/index.js';
@@ -20,9 +22,7 @@ import { PeerHost } from '../topology/peers/peer-host.js';
 import type { Emit } from '../topology/team-run.js';
 import { replayedBudget } from '../topology/team-run.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
-import { type FleetRun, loadFleetRun } from './fleet-db.js';
 import { integrationClient } from './integration-client.js';
-import { TOKEN_TTL_MS } from './names.js';
 import { openMirror, workerHubUpstream } from './worker-hub.js';
 
 export interface WorkerRunOptions {
@@ -133,6 +133,10 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     workspace,
     integrationFor: portFor,
     integrators: [],
+    afterMutation: async (agent) => {
+      const pushed = await upstream.pushWip(agent, workspace.repoOf(agent));
+      if (!pushed.ok) await emit('warning', { message: `${agent}: ${pushed.error}` }, agent);
+    },
   });
   return ok({
     runId,
