@@ -91,6 +91,8 @@ export const configSchema = z
     sandbox: z.enum(SANDBOX_MODES),
     /** The sandbox shares the host's network (setup always does). */
     allowNetwork: z.boolean(),
+    /** peers, orchestrated: run the agents on fleet workers (`colony worker`; docs/fleet.md). */
+    workers: z.boolean().optional(),
     /** Variables passed into the sandbox by name (nothing else of Colony's environment is). */
     passEnv: z.array(z.string().refine(isEnvName, 'expected a variable name like NPM_TOKEN')),
   })

@@ -23,7 +23,7 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
     case 'setup.finished':
       return `setup "${d.command}" exited ${d.exitCode} in ${d.durationMs} ms`;
     case 'agent.placed':
-      return Number(d.epoch) > 1
+      return d.takeover === true
         ? `taken over by worker ${d.worker} (host ${d.host}, epoch ${d.epoch})`
         : `placed on worker ${d.worker} (host ${d.host})`;
     case 'worker.lost':

@@ -29,7 +29,7 @@ export interface NewRunInput {
   integrators?: number;
   /** peers, orchestrated, workflow: every verified merge waits for a person's approval. */
   approveMerges?: boolean;
-  /** peers: run the agents on fleet workers. */
+  /** peers, orchestrated: run the agents (subagents' tasks) on fleet workers. */
   fleet?: RunSpec['fleet'];
 }
 
@@ -63,10 +63,10 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
           concurrency: input.concurrency,
           idleMs: parseDurationMs(config.idle) ?? undefined,
           ...(input.integrators ? { integrators: input.integrators } : {}),
-          ...(input.fleet ? { fleet: input.fleet } : {}),
         }
       : {}),
     ...(input.topology === 'orchestrated' ? orchestratedFields(input) : {}),
+    ...(input.fleet ? { fleet: input.fleet } : {}),
     deadlineAt: new Date(Date.now() + (parseDurationMs(config.deadline) ?? 0)).toISOString(),
     repo: repo.topLevel,
     goal: input.goal,

@@ -38,10 +38,18 @@ export interface EventPayloads {
   'agent.stalled': { idleMs: number };
   'run.finished': { status: FinalRunStatus; reason: string; resultBranch: string | null };
   /**
-   * Fleet runs (`--workers`): a worker took the agent's session (epoch 1 the first time; a higher
-   * epoch when another worker took it over after the previous one was lost).
+   * Fleet runs (`--workers`): a worker took the agent's session. The epoch goes up with every take
+   * of the agent (a takeover, or a subagent's next task): a worker holding an older one is fenced.
    */
-  'agent.placed': { worker: string; host: string; epoch: number };
+  'agent.placed': {
+    worker: string;
+    host: string;
+    epoch: number;
+    /** The DBOS workflow of the session: a peer's whole life, or one task of a subagent. */
+    session: string;
+    /** The same session was held before, by a worker that was lost or left. */
+    takeover: boolean;
+  };
   /** Fleet runs: a worker stopped heartbeating; `by` re-enqueued its sessions of this run. */
   'worker.lost': { worker: string; silentMs: number; reenqueued: number; by: string };
   'workspace.ready': { hub: string; worktree: string; branch: string; baseCommit: string };

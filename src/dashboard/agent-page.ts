@@ -106,7 +106,7 @@ export function transcriptEntry(e: StoredEvent): HTMLElement | null {
     }
     case 'agent.placed': {
       const p = e.data;
-      const what = p.epoch > 1 ? `Taken over by worker ${p.worker}` : `Placed on worker ${p.worker}`;
+      const what = p.takeover ? `Taken over by worker ${p.worker}` : `Placed on worker ${p.worker}`;
       return h(
         'div',
         { class: 't t-other', 'data-kind': e.kind },

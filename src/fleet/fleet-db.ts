@@ -107,21 +107,24 @@ export async function loadFleetRun(pool: pg.Pool, runId: string): Promise<FleetR
 
 /**
  * This worker takes the agent's session: the epoch goes up by one, so whoever held it before is
- * fenced off from now on (its next epoch check fails, the hub refuses its token).
+ * fenced off from now on (its next epoch check fails, the hub refuses its token). `takeover`: the
+ * same session (DBOS workflow) was held before, by a worker that was lost or left.
  */
 export async function takeSession(
   pool: pg.Pool,
-  session: { runId: string; agent: string; worker: string },
-): Promise<number> {
-  const res = await pool.query<{ epoch: number }>(
-    `INSERT INTO colony.fleet_sessions (run_id, agent, epoch, worker) VALUES ($1, $2, 1, $3)
-     ON CONFLICT (run_id, agent) DO UPDATE SET epoch = colony.fleet_sessions.epoch + 1, worker = $3, taken_at = now()
-     RETURNING epoch`,
-    [session.runId, session.agent, session.worker],
+  session: { runId: string; agent: string; worker: string; session: string },
+): Promise<{ epoch: number; takeover: boolean }> {
+  const res = await pool.query<{ epoch: number; previous: string | null }>(
+    `WITH old AS (SELECT session FROM colony.fleet_sessions WHERE run_id = $1 AND agent = $2)
+     INSERT INTO colony.fleet_sessions (run_id, agent, epoch, worker, session) VALUES ($1, $2, 1, $3, $4)
+     ON CONFLICT (run_id, agent) DO UPDATE
+       SET epoch = colony.fleet_sessions.epoch + 1, worker = $3, session = $4, taken_at = now()
+     RETURNING epoch, (SELECT session FROM old) AS previous`,
+    [session.runId, session.agent, session.worker, session.session],
   );
-  const epoch = res.rows[0]?.epoch;
-  if (epoch === undefined) throw new Error('taking the session returned no epoch');
-  return epoch;
+  const row = res.rows[0];
+  if (!row) throw new Error('taking the session returned no epoch');
+  return { epoch: row.epoch, takeover: row.previous === session.session };
 }
 
 /** The current epoch of each (run, agent) asked about; a missing session is absent. */

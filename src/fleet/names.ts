@@ -27,14 +27,19 @@ export function executorIdOf(worker: string): string {
   return `worker:${worker}`;
 }
 
-export function sessionWorkflowId(runId: string, agent: string): string {
-  return `${runId}/${agent}`;
+/** A peer's session is its whole life; a subagent's is one task (`<run>/<agent>/<task>`). */
+export function sessionWorkflowId(runId: string, agent: string, task?: string): string {
+  return task === undefined ? `${runId}/${agent}` : `${runId}/${agent}/${task}`;
 }
 
-/** What a session workflow is given: which agent of which run (all else is in the log and the database). */
+/**
+ * What a session workflow is given: which agent of which run, and for an orchestrated subagent which
+ * of its tasks (all else is in the log and the database).
+ */
 export interface SessionInput {
   runId: string;
   agent: string;
+  task?: string;
 }
 
 /** What a session workflow returns (plain JSON: DBOS stores it). */
@@ -49,6 +54,8 @@ export type SessionEnd =
         steps: number;
         finalText: string;
       };
+      /** A subagent task's own steps (the agent's step count runs on across its tasks). */
+      steps?: number;
       worker: string;
     }
   | { agent: string; started: false; error: string; worker: string };

@@ -23,14 +23,14 @@ import {
 } from './names.js';
 
 export type FleetSessionEnd =
-  | { agent: string; started: true; outcome: AgentOutcome; worker: string }
+  | { agent: string; started: true; outcome: AgentOutcome; steps: number; worker: string }
   | { agent: string; started: false; error: string; worker?: string };
 
 export interface FleetOwner {
   /** Serves the hub and the queue to workers (once the queue exists); returns the gateway's URL. */
   serve(run: { hubPath: string; queue: IntegrationPort }): Promise<string>;
-  /** Hands the agent's session to the fleet and waits for its end. */
-  runSession(agent: string): Promise<FleetSessionEnd>;
+  /** Hands the agent's session (a peer's life, or one `task` of a subagent) to the fleet; waits for its end. */
+  runSession(agent: string, task?: string): Promise<FleetSessionEnd>;
   /** Tells workers the run ends: they stop its sessions, which then end as stopped. */
   stop(reason: string): Promise<void>;
   /** Cancels sessions no worker took yet, stops the gateway and the waits. */
@@ -99,6 +99,7 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
               agent: end.agent,
               started: true,
               outcome: end.outcome as AgentOutcome,
+              steps: end.steps ?? end.outcome.steps,
               worker: end.worker,
             }
           : end,
@@ -140,10 +141,10 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
       return url;
     },
 
-    async runSession(agent) {
+    async runSession(agent, task) {
       if (closed) return { agent, started: false, error: 'the run ended first' };
-      const input: SessionInput = { runId, agent };
-      const workflowID = sessionWorkflowId(runId, agent);
+      const input: SessionInput = task === undefined ? { runId, agent } : { runId, agent, task };
+      const workflowID = sessionWorkflowId(runId, agent, task);
       const ended = new Promise<FleetSessionEnd>((resolve) => waiting.set(workflowID, { agent, resolve }));
       try {
         // The same id again (a resumed owner) returns the existing session: never a second one.

@@ -13,6 +13,7 @@ import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import { isKind } from '../core/events.js';
+import type { FleetOwner } from '../fleet/owner.js';
 import type { Provider } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import type { EndCause } from '../run/run-control.js';
@@ -22,6 +23,7 @@ import type { RunContext, RunOutcome, Topology } from './context.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
+import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
@@ -76,6 +78,14 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         ...mergeApproval(ctx),
       });
       const bash = { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox };
+      // Fleet runs: the lead stays here; each subagent task is a session on a worker, which reaches
+      // the hub and this queue through the gateway with the subagent's own token.
+      const fleet = ctx.fleet ?? null;
+      const onEnd = () => void fleet?.stop(ctx.endCause()?.reason ?? 'the run ended');
+      if (fleet) {
+        await fleet.serve({ hubPath: workspace.hubPath, queue });
+        ctx.signal.addEventListener('abort', onEnd, { once: true });
+      }
       // The scheduler is built after the team has read the log, so start counts survive a resume.
       let scheduler: Scheduler | null = null;
       const team = new Team({
@@ -97,6 +107,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         bash,
         stream: spec.stream,
         injectorFor: (agent) => ctx.injectorFor(agent),
+        ...(fleet ? { remote: (agent, task) => runOnFleet(fleet, agent, task.task) } : {}),
       });
       await team.load();
       scheduler = new Scheduler({
@@ -178,6 +189,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
           });
         }
       } finally {
+        ctx.signal.removeEventListener('abort', onEnd);
         await queue.close();
       }
     },
@@ -194,6 +206,18 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         );
       }),
   };
+
+  /** A task on a fleet worker: its outcome, or a failed one saying why it did not run. */
+  async function runOnFleet(
+    fleet: FleetOwner,
+    agent: string,
+    task: string,
+  ): Promise<{ outcome: AgentOutcome; steps: number }> {
+    const end = await fleet.runSession(agent, task);
+    return end.started
+      ? { outcome: end.outcome, steps: end.steps }
+      : failedTask(`the fleet did not run ${task}: ${end.error}`);
+  }
 
   /** A run that would succeed fails when its acceptance check (if any) did not pass in the end. */
   function withAcceptance(

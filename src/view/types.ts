@@ -81,7 +81,7 @@ export interface AgentView {
   commits: CommitView[];
   /** Fleet runs: the worker that took the agent's session last (agent.placed); null in-process. */
   worker: string | null;
-  /** agent.placed events: 1 + takeovers after a lost worker (0 outside fleet runs). */
+  /** agent.placed events: one per session taken (a takeover or a subagent's next task adds one; 0 in-process). */
   placements: number;
 }
 

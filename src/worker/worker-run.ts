@@ -1,8 +1,9 @@
 /**
  * One run as a fleet worker hosts it: the run's spec (from its log), its hub mirror on this worker,
- * a PeerHost (the same one the owner uses for in-process peers) whose merge tools reach the owner's
- * queue over HTTP, and the tokens of the agents it runs. Opened on the run's first session here and
- * closed when its last one ends.
+ * the tokens of the agents it runs, and what runs their sessions — for peers a PeerHost (the same one
+ * the owner uses for in-process peers), for an orchestrated run's subagents their tasks
+ * (subagent-host.ts, the same task code as in-process) — with merge tools that reach the owner's
+ * queue over HTTP. Opened on the run's first session here and closed when its last one ends.
  */
 import { join } from 'node:path';
 import { agentEnv } from '../agent/tools/env.js';
@@ -11,18 +12,21 @@ import { type Coordination, directMessageInjector } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
-import { TOKEN_TTL_MS } from '../fleet/names.js';
+import { type SessionInput, TOKEN_TTL_MS } from '../fleet/names.js';
 import { err, ok, type Result } from '../lang/result.js';
 import { RateGate } from '../run/rate-gate.js';
 import { openSandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { scrubbingLog } from '../store/scrubbing-log.js';
+import { withAfterMutation } from '../tool/after-mutation.js';
 import { catalogFromSpec, loadRunSpec } from '../topology/execute-run.js';
+import { LEAD_AGENT } from '../topology/orchestrated/prompt.js';
 import { PeerHost } from '../topology/peers/peer-host.js';
 import type { Emit } from '../topology/team-run.js';
 import { replayedBudget } from '../topology/team-run.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { integrationClient } from './integration-client.js';
+import { subagentHost, type TaskEnd } from './subagent-host.js';
 import { openMirror, workerHubUpstream } from './worker-hub.js';
 
 export interface WorkerRunOptions {
@@ -36,7 +40,8 @@ export interface WorkerRunOptions {
 
 export interface WorkerRun {
   runId: string;
-  host: PeerHost;
+  /** Runs one session of this run (a peer, or a subagent's task) until it ends or `signal` aborts. */
+  runSession(input: SessionInput, signal: AbortSignal): Promise<TaskEnd>;
   fleet: FleetRun;
   workspace: RunWorkspace;
   emit: Emit;
@@ -56,6 +61,8 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   if (!loaded) return err(`run ${runId} has no run.started event`);
   if (!loaded.ok) return err(`run ${runId}: ${loaded.error}`);
   const spec = loaded.spec;
+  if (spec.topology !== 'peers' && spec.topology !== 'orchestrated')
+    return err(`run ${runId} is a ${spec.topology} run: fleet workers run peers and subagents only`);
   const sandbox = await openSandbox(spec.sandbox, env);
   if (!sandbox.ok) return err(`run ${runId} runs sandboxed, but not on this worker: ${sandbox.error}`);
   const catalog = catalogFromSpec(spec, env);
@@ -78,8 +85,13 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   const epochs = new Map<string, number>();
   const tokens = new Map<string, { token: string; epoch: number; expiresAt: number }>();
   const tokenFor = (agent: string): string => {
-    const epoch = epochs.get(agent);
-    if (epoch === undefined) throw new Error(`${agent} has no session on this worker`);
+    // Read-only subagents share a checkout named after the lead (who has no session on a worker); it
+    // only ever fetches main, which every agent's token may read: any session's token will do.
+    const holder = agent === LEAD_AGENT && !epochs.has(agent) ? epochs.keys().next().value : agent;
+    const epoch = holder === undefined ? undefined : epochs.get(holder);
+    if (holder === undefined || epoch === undefined)
+      throw new Error(`${agent} has no session on this worker`);
+    agent = holder;
     const held = tokens.get(agent);
     const now = Date.now();
     if (held && held.epoch === epoch && held.expiresAt - now > TOKEN_TTL_MS / 3) return held.token;
@@ -118,29 +130,78 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     }
     return port;
   };
-  const host = new PeerHost({
+  // A fleet worker pushes a writer's work in progress after each call that changed its checkout,
+  // before the result is logged: a logged edit is never lost with its worker.
+  const afterMutation = async (agent: string) => {
+    const pushed = await upstream.pushWip(agent, workspace.repoOf(agent));
+    if (!pushed.ok) await emit('warning', { message: `${agent}: ${pushed.error}` }, agent);
+  };
+  const budget = await replayedBudget({ spec, log });
+  const provider = gate.wrap(built.provider);
+  const injectorFor = (agent: string) => directMessageInjector(options.coord.messages, runId, agent);
+  const peers =
+    spec.topology === 'peers'
+      ? new PeerHost({
+          spec,
+          log,
+          emit,
+          scrubber,
+          provider,
+          commandEnv,
+          sandbox: sandbox.value,
+          coord: options.coord,
+          budget,
+          signal: stopper.signal,
+          injectorFor,
+          workspace,
+          integrationFor: portFor,
+          integrators: [],
+          afterMutation,
+        })
+      : null;
+  const providers = new Map([[provider.model.id, provider]]);
+  const subagents = subagentHost({
     spec,
     log,
-    emit,
-    scrubber,
-    provider: gate.wrap(built.provider),
-    commandEnv,
-    sandbox: sandbox.value,
-    coord: options.coord,
-    budget: await replayedBudget({ spec, log }),
-    signal: stopper.signal,
-    injectorFor: (agent) => directMessageInjector(options.coord.messages, runId, agent),
-    workspace,
-    integrationFor: portFor,
-    integrators: [],
-    afterMutation: async (agent) => {
-      const pushed = await upstream.pushWip(agent, workspace.repoOf(agent));
-      if (!pushed.ok) await emit('warning', { message: `${agent}: ${pushed.error}` }, agent);
+    task: {
+      runId,
+      log,
+      scrubber,
+      budget,
+      signal: stopper.signal,
+      stream: spec.stream,
+      providerFor: (model) => {
+        const id = model ?? provider.model.id;
+        const known = providers.get(id);
+        if (known) return { ok: true, provider: known };
+        const made = catalog.provider(id);
+        if (!made.ok) return made;
+        const wrapped = gate.wrap(made.provider);
+        providers.set(id, wrapped);
+        return { ok: true, provider: wrapped };
+      },
+      injectorFor,
+    },
+    tools: {
+      runId,
+      log,
+      bash: { baseEnv: commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: sandbox.value },
+      hubPath: workspace.hubPath,
+      forAgent: (agent) => workspace.forAgent(agent),
+      queueFor: portFor,
+      wrapTools: (agent, tools) => withAfterMutation(tools, () => afterMutation(agent)),
     },
   });
   return ok({
     runId,
-    host,
+    async runSession(input, signal) {
+      if (input.task === undefined) {
+        if (!peers) return { started: false, error: `run ${runId} has no peers (a session without a task)` };
+        const end = await peers.runPeer(input.agent, signal);
+        return end.started ? { ...end, steps: end.outcome.steps } : end;
+      }
+      return subagents.runTask(input.agent, input.task, signal);
+    },
     fleet,
     workspace,
     emit,
@@ -148,6 +209,6 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     stopped: stopper.signal,
     setEpoch: (agent, epoch) => epochs.set(agent, epoch),
     pushWip: (agent) => upstream.pushWip(agent, workspace.repoOf(agent)),
-    close: () => host.stop(),
+    close: () => peers?.stop(),
   });
 }

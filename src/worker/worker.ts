@@ -39,6 +39,7 @@ import {
   SESSION_WORKFLOW,
   type SessionEnd,
   type SessionInput,
+  sessionWorkflowId,
 } from '../fleet/names.js';
 import { withLaunchLock } from '../run/durable.js';
 import type { Store } from '../store/index.js';
@@ -81,24 +82,30 @@ class WorkerState {
       if (typeof run === 'string') return { agent, started: false, error: run, worker: name };
       if (run.stopped.aborted || run.fleet.stopReason)
         return { agent, started: false, error: 'the run ended first', worker: name };
-      const epoch = await takeSession(this.options.store.pool, { runId, agent, worker: name });
+      const session = sessionWorkflowId(runId, agent, input.task);
+      const taken = await takeSession(this.options.store.pool, { runId, agent, worker: name, session });
+      const { epoch } = taken;
       run.setEpoch(agent, epoch);
-      await run.emit('agent.placed', { worker: name, host: hostname(), epoch }, agent);
-      const session: Session = { runId, agent, epoch, abort: new AbortController() };
-      this.sessions.set(sessionKey(runId, agent), session);
+      await run.emit(
+        'agent.placed',
+        { worker: name, host: hostname(), epoch, session, takeover: taken.takeover },
+        agent,
+      );
+      const held: Session = { runId, agent, epoch, abort: new AbortController() };
+      this.sessions.set(sessionKey(runId, agent), held);
       try {
-        const end = await run.host.runPeer(agent, session.abort.signal);
-        if (session.abort.signal.aborted && !run.stopped.aborted) {
+        const end = await run.runSession(input, held.abort.signal);
+        if (held.abort.signal.aborted && !run.stopped.aborted) {
           // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
           // end. It never settles here; DBOS runs it again where it was re-enqueued.
-          this.options.say?.(`${runId}/${agent}: ${String(session.abort.signal.reason)}`);
+          this.options.say?.(`${session}: ${String(held.abort.signal.reason)}`);
           return await new Promise<never>(() => {});
         }
         return end.started
-          ? { agent, started: true, outcome: end.outcome, worker: name }
+          ? { agent, started: true, outcome: end.outcome, steps: end.steps, worker: name }
           : { agent, started: false, error: end.error, worker: name };
       } finally {
-        if (this.sessions.get(sessionKey(runId, agent)) === session)
+        if (this.sessions.get(sessionKey(runId, agent)) === held)
           this.sessions.delete(sessionKey(runId, agent));
       }
     } finally {

@@ -51,17 +51,19 @@ describe('formatEvent', () => {
   });
 
   it('says where a fleet run places an agent, a takeover and a lost worker', () => {
-    const placed = (epoch: number) =>
+    const placed = (epoch: number, takeover: boolean) =>
       formatEvent(
         stored({
           runId: 'r',
           agent: 'peer-1',
           kind: 'agent.placed',
-          data: { worker: 'w2', host: 'box-b', epoch },
+          data: { worker: 'w2', host: 'box-b', epoch, session: 'r/peer-1', takeover },
         }),
       );
-    expect(placed(1)).toBe('10:00:00 [peer-1] placed on worker w2 (host box-b)');
-    expect(placed(2)).toBe('10:00:00 [peer-1] taken over by worker w2 (host box-b, epoch 2)');
+    expect(placed(1, false)).toBe('10:00:00 [peer-1] placed on worker w2 (host box-b)');
+    expect(placed(2, true)).toBe('10:00:00 [peer-1] taken over by worker w2 (host box-b, epoch 2)');
+    // A subagent's next task is a new session of the same agent: a higher epoch, not a takeover.
+    expect(placed(3, false)).toBe('10:00:00 [peer-1] placed on worker w2 (host box-b)');
     const lost = formatEvent(
       stored({
         runId: 'r',

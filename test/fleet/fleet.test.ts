@@ -9,19 +9,23 @@ import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-post
 import { createUserRepo } from '../helpers/user-repo.js';
 import { joined, runEvents, startWorker, until, type WorkerProcess } from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
+import { orchestratedTasksPolicy, writerName } from './orchestrated-tasks-policy.js';
 
 // A run's peers on two worker processes (this machine, loopback): the owner keeps the hub and the
 // merge queue, workers clone over HTTP with per-agent tokens and take sessions from the DBOS queue.
 let db: DebianPostgres;
 let fake: FakeProvider;
+let fakeOrchestrated: FakeProvider;
 const workers: WorkerProcess[] = [];
 const folders: string[] = [];
 const FILES = 3;
+const WRITERS = 3;
 
 beforeAll(async () => {
-  [db, fake] = await Promise.all([
+  [db, fake, fakeOrchestrated] = await Promise.all([
     startDebianPostgres(),
     startFakeProvider({ policy: fleetPeersPolicy(FILES), latencyMs: 150 }),
+    startFakeProvider({ policy: orchestratedTasksPolicy(WRITERS), latencyMs: 100 }),
   ]);
 });
 
@@ -29,6 +33,7 @@ afterAll(async () => {
   for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
   await Promise.all(workers.map((w) => w.closed));
   await fake?.close();
+  await fakeOrchestrated?.close();
   await db?.stop();
   for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
@@ -162,7 +167,7 @@ describe('colony run --workers', () => {
     expect(lost.map((e) => [e.data.worker, e.data.by])).toEqual([['wk', 'ws']]);
     expect(Number(lost[0]?.data.reenqueued)).toBeGreaterThan(0);
     const placed = events.filter((e) => e.kind === 'agent.placed');
-    const takenOver = placed.filter((e) => Number(e.data.epoch) > 1);
+    const takenOver = placed.filter((e) => e.data.takeover === true);
     expect(takenOver.length).toBe(Number(lost[0]?.data.reenqueued));
     expect(takenOver.every((e) => e.data.worker === 'ws')).toBe(true);
     // Every agent finished exactly once, and each step of each agent was answered once in the log.
@@ -191,6 +196,83 @@ describe('colony run --workers', () => {
     }
     expect(filesOn(repo.dir, branch)).toEqual(expectedFiles(agents));
   }, 300_000);
+});
+
+describe('colony run --topology orchestrated --workers', () => {
+  it("runs the subagents' tasks on the fleet, one session per task; the lead stays with the owner", async () => {
+    await db.sql('CREATE DATABASE orchestrated');
+    const url = db.urlFor('orchestrated');
+    const env = { COLONY_DATABASE_URL: url };
+    const pair = [startWorker('oa', env, { slots: 2 }), startWorker('ob', env, { slots: 2 })];
+    workers.push(...pair);
+    await Promise.all(pair.map(joined));
+    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
+    folders.push(repo.dir);
+    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+    folders.push(home);
+    const run = await colony(
+      [
+        'run',
+        '--workers',
+        '--topology',
+        'orchestrated',
+        '--repo',
+        repo.dir,
+        '--goal',
+        'each writer adds its files under work/',
+        // Also each merge's check (orchestrated has no separate one): true of partial progress too.
+        '--verify',
+        'ls work/*/1.txt',
+        '--sandbox',
+        'off',
+        ...fakeModelFlags(fakeOrchestrated.url),
+        '--json',
+      ],
+      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+    );
+    if (run.code !== 0) console.log(run.stdout.slice(-3000), run.stderr.slice(-3000), pair[0]?.stderr());
+    expect(run.code).toBe(0);
+    const summary = lastJsonLine(run.stdout);
+    expect(summary.status).toBe('succeeded');
+    const runId = String(summary.runId);
+    const events = await runEvents(url, runId);
+    // The lead ran in the owner's process: it has no placement.
+    const placed = events.filter((e) => e.kind === 'agent.placed');
+    expect(placed.some((e) => e.agent === 'lead')).toBe(false);
+    // One session per task: every task was placed once, on one of the two workers, never taken over.
+    const tasks = events.filter((e) => e.kind === 'task.assigned').map((e) => String(e.data.task));
+    expect(tasks).toHaveLength(WRITERS + 2);
+    expect(placed.map((e) => String(e.data.session).split('/').pop()).sort()).toEqual([...tasks].sort());
+    expect(placed.every((e) => e.data.takeover === false)).toBe(true);
+    expect(new Set(placed.map((e) => e.data.worker)).size).toBeGreaterThan(0);
+    expect(placed.every((e) => e.data.worker === 'oa' || e.data.worker === 'ob')).toBe(true);
+    // The first writer's second task continued its conversation (one agent.started, two task.started)
+    // under a new epoch of the same agent.
+    const first = writerName(0);
+    expect(events.filter((e) => e.agent === first && e.kind === 'agent.started')).toHaveLength(1);
+    expect(events.filter((e) => e.agent === first && e.kind === 'task.started')).toHaveLength(2);
+    expect(placed.filter((e) => e.agent === first).map((e) => e.data.epoch)).toEqual([1, 2]);
+    // Every task answered; the lead saw each result.
+    const finished = events.filter((e) => e.kind === 'task.finished');
+    expect(finished.map((e) => e.data.status)).toEqual(tasks.map(() => 'done'));
+    // Every writer's merge request landed through the owner's queue, and the result has the files.
+    const landed = events.filter((e) => e.kind === 'merge.landed');
+    expect(landed).toHaveLength(WRITERS + 1);
+    const files = execFileSync('git', ['ls-tree', '-r', '--name-only', `colony/${runId}`, 'work'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .sort();
+    expect(files).toEqual(
+      [
+        'work/.keep',
+        ...Array.from({ length: WRITERS }, (_, i) => `work/${writerName(i)}/1.txt`),
+        `work/${first}/2.txt`,
+      ].sort(),
+    );
+  }, 240_000);
 });
 
 /** The newest run in the fleet's database (the one the test started), or null before it exists. */

@@ -45,7 +45,7 @@ describe('agent.placed and worker.lost in the view', () => {
       model: 'm',
       config: { agents: 3 },
     });
-    add('peer-1', 'agent.placed', { worker: 'w1', host: 'h1', epoch: 1 });
+    add('peer-1', 'agent.placed', { worker: 'w1', host: 'h1', epoch: 1, session: 's', takeover: false });
     // Placed, not started: still queued, with its worker.
     expect(agentIn(state, 'peer-1')).toMatchObject({
       worker: 'w1',
@@ -54,7 +54,7 @@ describe('agent.placed and worker.lost in the view', () => {
       lastAction: 'placed on worker w1 (epoch 1)',
     });
     add('peer-1', 'agent.started', started);
-    add('peer-2', 'agent.placed', { worker: 'w2', host: 'h2', epoch: 1 });
+    add('peer-2', 'agent.placed', { worker: 'w2', host: 'h2', epoch: 1, session: 's', takeover: false });
     add('peer-2', 'agent.started', started);
     add('peer-2', 'agent.finished', {
       status: 'done',
@@ -76,7 +76,7 @@ describe('agent.placed and worker.lost in the view', () => {
     // Another worker's agent is not touched.
     expect(agentIn(state, 'peer-2')?.lastAction).toMatch(/^finished \(done\)/);
 
-    add('peer-1', 'agent.placed', { worker: 'w2', host: 'h2', epoch: 2 });
+    add('peer-1', 'agent.placed', { worker: 'w2', host: 'h2', epoch: 2, session: 's', takeover: true });
     expect(agentIn(state, 'peer-1')).toMatchObject({
       worker: 'w2',
       placements: 2,
@@ -90,7 +90,7 @@ describe('agent.placed and worker.lost in the view', () => {
 
   it('leaves a finished agent of a lost worker as it was', () => {
     const { state, add } = folder();
-    add('solo', 'agent.placed', { worker: 'w1', host: 'h1', epoch: 1 });
+    add('solo', 'agent.placed', { worker: 'w1', host: 'h1', epoch: 1, session: 's', takeover: false });
     add('solo', 'agent.started', started);
     add('solo', 'agent.finished', {
       status: 'done',

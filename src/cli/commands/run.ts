@@ -37,10 +37,11 @@ never touched. The result is fetched into your repository as the branch colony/<
                        for your approval: colony approve RUN MR, colony reject RUN MR --reason TEXT,
                        or the dashboard's Approve / Reject buttons (peers carry on meanwhile and are
                        told the decision; an orchestrated subagent waits for it)
-  --workers            peers: run the agents on fleet workers (colony worker, on this or other
-                       machines) instead of in this process; needs COLONY_DATABASE_URL (a Postgres
-                       every worker reaches). This process keeps the hub and the merge queue and
-                       serves them to the workers (see docs/fleet.md)
+  --workers            peers, orchestrated: run the peers (the subagents' tasks; the lead stays
+                       here) on fleet workers (colony worker, on this or other machines) instead of
+                       in this process; needs COLONY_DATABASE_URL (a Postgres every worker reaches).
+                       This process keeps the hub and the merge queue and serves them to the
+                       workers (see docs/fleet.md). Config: "workers": true
   --hub-listen ADDR    with --workers: where to serve the hub, HOST:PORT (default 127.0.0.1:0)
   --hub-url URL        with --workers: the URL workers reach it at (default: the listen address)
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
@@ -182,7 +183,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (topology.topology !== 'peers') throw new UsageError('run: --merge-verify needs --topology peers');
     if (mergeVerify.trim() === '') throw new UsageError('run: --merge-verify must not be empty');
   }
-  const fleet = fleetFlags(values, topology.topology, { integrators, approveMerges }, process.env);
+  const fleet = fleetFlags(
+    { ...values, workers: values.workers ?? loaded.config.workers },
+    topology.topology,
+    { integrators, approveMerges },
+    process.env,
+  );
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
@@ -306,7 +312,10 @@ function fleetFlags(
       throw new UsageError('run: --hub-listen and --hub-url need --workers');
     return null;
   }
-  if (topology !== 'peers') throw new UsageError('run: --workers needs --topology peers (for now)');
+  if (topology !== 'peers' && topology !== 'orchestrated')
+    throw new UsageError(
+      'run: --workers needs --topology peers or orchestrated (a solo agent or a workflow program runs in this process)',
+    );
   if (review.integrators || review.approveMerges)
     throw new UsageError('run: --workers does not take --integrators or --approve-merges yet');
   if (!env.COLONY_DATABASE_URL)

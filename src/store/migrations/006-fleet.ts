@@ -35,6 +35,9 @@ CREATE TABLE IF NOT EXISTS colony.fleet_sessions (
   agent text NOT NULL,
   epoch integer NOT NULL,
   worker text NOT NULL,
+  -- The DBOS workflow of the session (a peer's whole life, or one task of a subagent): the same
+  -- session taken again is a takeover; a subagent's next task is a new session of the same agent.
+  session text NOT NULL,
   taken_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (run_id, agent)
 );

@@ -8,35 +8,30 @@
 
 import type { Budget } from '../../agent/budget.js';
 import { RESERVED_AGENT_NAMES } from '../../agent/direct-message.js';
-import { type AgentOutcome, runAgent } from '../../agent/loop.js';
-import {
-  type ProfileDefinition,
-  profileWrites,
-  type ResolvedProfile,
-  resolveProfile,
-  toolsForProfile,
-} from '../../agent/profiles.js';
+import type { AgentOutcome } from '../../agent/loop.js';
+import { type ProfileDefinition, profileWrites, resolveProfile } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
-import { type EventKind, type EventPayloads, eventOf, isKind, type StoredEvent } from '../../core/events.js';
+import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Message, Provider } from '../../model/types.js';
 import type { Scheduler } from '../../run/scheduler.js';
 import type { EventLog } from '../../store/types.js';
 import type { Tool, ToolResult } from '../../tool/types.js';
 import type { IntegrationQueue } from '../../workspace/integration/index.js';
-import { createMergeRequestTool, createSyncTool } from '../../workspace/integration/tools.js';
 import type { RunWorkspace } from '../../workspace/run-workspace.js';
 import { LEAD_AGENT, subagentSystemPrompt } from './prompt.js';
+import {
+  buildSubagentTools,
+  failedTask,
+  runSubagentTask,
+  type Subagent,
+  subagentFrom,
+  type TaskToRun,
+} from './subagent-task.js';
+
+export type { Subagent } from './subagent-task.js';
 
 export const SUBAGENT_NAME = /^[a-z][a-z0-9-]{0,39}$/;
-
-export interface Subagent {
-  name: string;
-  profile: ResolvedProfile;
-  model: string;
-  maxSteps: number;
-  systemPrompt: string;
-}
 
 export interface TaskRecord {
   task: string;
@@ -67,6 +62,11 @@ export interface TeamOptions {
   stream: boolean;
   /** The direct-message injector of a subagent (see SoloContext.injectorFor). */
   injectorFor(agent: string): () => Promise<Message[]>;
+  /**
+   * Fleet runs: a task runs on a worker (its own session; it reads the subagent and the task from
+   * the log) instead of in this process. Called once task.assigned and subagent.created committed.
+   */
+  remote?: (agent: string, task: TaskToRun) => Promise<{ outcome: AgentOutcome; steps: number }>;
 }
 
 export class Team {
@@ -89,16 +89,8 @@ export class Team {
     });
     for (const event of events) {
       if (event.kind === 'subagent.created') {
-        const d = event.data;
-        const profile = resolveProfile(d.profile, this.options.profiles);
-        if (!profile.ok) continue;
-        this.subagents.set(d.name, {
-          name: d.name,
-          profile: profile.profile,
-          model: d.model,
-          maxSteps: d.maxSteps,
-          systemPrompt: d.systemPrompt,
-        });
+        const subagent = subagentFrom(event.data, this.options.profiles);
+        if (subagent.ok) this.subagents.set(subagent.value.name, subagent.value);
       } else if (event.kind === 'task.assigned') {
         const d = event.data;
         this.tasks.set(d.task, { ...d });
@@ -242,7 +234,8 @@ export class Team {
         ])
       : Promise.resolve([]);
     durable.catch(() => {}); // awaited below, before task.finished
-    if (this.writes(task.agent)) await durable;
+    // A task on a worker reads the subagent and its task from the log: both must be there first.
+    if (this.writes(task.agent) || this.options.remote) await durable;
     const scheduled = await scheduler.run(task.agent, (release) => this.work(task, release));
     await durable;
     let finished: TaskRecord['finished'];
@@ -272,100 +265,27 @@ export class Team {
     return resultFor(finished);
   }
 
-  /** One task of a subagent: its agent loop continues from its log with the task as the next message. */
+  /** One task of a subagent, here or on a fleet worker (subagent-task.ts). */
   private async work(
     task: TaskRecord,
     release: () => void,
   ): Promise<{ outcome: AgentOutcome; steps: number }> {
-    const { log, runId } = this.options;
     const subagent = this.subagents.get(task.agent);
     if (!subagent) throw new Error(`subagent ${task.agent} vanished`);
-    // A subagent that never ran (not in the log at load, not run by this process) has no history.
-    const fresh = !this.mayHaveHistory.has(task.agent);
-    const history = fresh ? [] : [...(await log.read(runId, { agent: task.agent }))];
-    this.mayHaveHistory.add(task.agent);
-    const opened = history.filter((e) => e.kind === 'task.started');
-    let mine = opened.find((e) => e.data.task === task.task);
-    const tools = await this.toolsFor(subagent);
-    if (!tools.ok) {
-      return {
-        outcome: {
-          status: 'failed',
-          stopReason: 'model_error',
-          reason: tools.error,
-          steps: 0,
-          finalText: '',
-        },
-        steps: 0,
-      };
+    const toRun = { task: task.task, prompt: task.prompt };
+    if (this.options.remote) {
+      try {
+        return await this.options.remote(task.agent, toRun);
+      } finally {
+        release();
+      }
     }
-    // agent.started and task.started are appended together so they share one commit.
-    const agentStarted = history.some((e) => e.kind === 'agent.started')
-      ? null
-      : this.emit(task.agent, 'agent.started', {
-          profile: subagent.profile.name,
-          model: subagent.model,
-          task: task.prompt,
-          system: subagent.systemPrompt,
-          tools: tools.tools.map((t) => t.spec.name),
-          maxSteps: subagent.maxSteps,
-        });
-    const taskStarted = mine
-      ? null
-      : this.emit(task.agent, 'task.started', {
-          task: task.task,
-          prompt: task.prompt,
-          index: opened.length,
-          stepsBefore: history.filter((e) => e.kind === 'model.response').length,
-        });
-    taskStarted?.catch(() => {}); // awaited below, after agent.started
-    agentStarted?.catch(() => {});
-    // A fresh subagent's first task needs neither event to build its conversation (the task is the
-    // opening message), so its first request does not wait for their commit; they commit before
-    // anything the loop logs (append order), and are awaited after the loop to surface a failure.
-    const opening = fresh
-      ? { index: 0, stepsBefore: 0, prompt: task.prompt }
-      : await (async () => {
-          if (agentStarted) history.push(await agentStarted);
-          if (taskStarted) {
-            const started: StoredEvent<'task.started'> = await taskStarted;
-            history.push(started);
-            mine = started;
-          }
-          if (!mine) throw new Error(`task ${task.task} has no task.started event`);
-          return mine.data;
-        })();
-    const firstTask = history.find(isKind('task.started'));
-    const first = firstTask?.data ?? opening;
-    const provider = this.options.providerFor(subagent.model);
-    if (!provider.ok) throw new Error(provider.error);
-    const outcome = await runAgent(
-      {
-        runId,
-        name: task.agent,
-        profile: subagent.profile.base,
-        task: first.prompt,
-        system: subagent.systemPrompt,
-        tools: tools.tools,
-        provider: provider.provider,
-        // The step cap is per task; the agent's step count runs on across its tasks.
-        maxSteps: opening.stepsBefore + subagent.maxSteps,
-        stream: this.options.stream,
-      },
-      {
-        log,
-        scrubber: this.options.scrubber,
-        budget: this.options.budget,
-        signal: this.options.signal,
-        history,
-        beforeModelCall: this.options.injectorFor(task.agent),
-        // Answered: the slot goes to the next task while this one commits its last events.
-        onOutcome: release,
-      },
-    );
-    await agentStarted;
-    await taskStarted;
-    return { outcome, steps: outcome.steps - opening.stepsBefore };
+    // A subagent that never ran (not in the log at load, not run by this process) has no history.
+    const knownFresh = !this.mayHaveHistory.has(task.agent);
+    this.mayHaveHistory.add(task.agent);
+    const tools = await this.toolsFor(subagent);
+    if (!tools.ok) return failedTask(tools.error);
+    return runSubagentTask(this.options, subagent, toRun, tools.tools, { knownFresh, onOutcome: release });
   }
 
   private writes(agent: string): boolean {
@@ -395,29 +315,21 @@ export class Team {
     return tools;
   }
 
-  private async buildTools(
+  private buildTools(
     subagent: Subagent,
   ): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
-    const writes = profileWrites(subagent.profile.base);
-    // Read-only subagents share the lead's checkout (a worktree each would cost a git checkout per
-    // subagent, which dominates a wide fan-out); writers get their own worktree and branch.
-    const ws = await this.options.workspace.forAgent(writes ? subagent.name : LEAD_AGENT);
-    if (!ws.ok) return ws;
-    const { worktree, branch, publish } = ws.value;
-    const base = toolsForProfile(subagent.profile.base, worktree, { bash: this.options.bash });
-    if (!base.ok) return base;
-    if (!writes) return base;
-    const ctx = {
-      runId: this.options.runId,
-      agent: subagent.name,
-      worktree,
-      branch,
-      publish,
-      queue: this.options.queue,
-      hubPath: this.options.workspace.hubPath,
-      log: this.options.log,
-    };
-    return { ok: true, tools: [...base.tools, createMergeRequestTool(ctx), createSyncTool(ctx)] };
+    const { workspace, queue } = this.options;
+    return buildSubagentTools(
+      {
+        runId: this.options.runId,
+        log: this.options.log,
+        bash: this.options.bash,
+        hubPath: workspace.hubPath,
+        forAgent: (agent) => workspace.forAgent(agent),
+        queueFor: () => queue,
+      },
+      subagent,
+    );
   }
 
   private emit<K extends EventKind>(agent: string | null, kind: K, data: EventPayloads[K]) {

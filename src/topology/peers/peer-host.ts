@@ -20,6 +20,7 @@ import type { Message, Provider } from '../../model/types.js';
 import type { RunSpec } from '../../run/run-spec.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { EventLog } from '../../store/types.js';
+import { withAfterMutation } from '../../tool/after-mutation.js';
 import type { Tool } from '../../tool/types.js';
 import type { IntegrationQueue } from '../../workspace/integration/index.js';
 import { createReviewTools } from '../../workspace/integration/review-tools.js';
@@ -164,21 +165,7 @@ export class PeerHost {
     };
     const review = isIntegrator && this.options.reviewQueue ? this.options.reviewQueue : null;
     const after = this.options.afterMutation;
-    const coderTools = after
-      ? base.tools.map(
-          (tool): Tool =>
-            tool.mutates
-              ? {
-                  ...tool,
-                  run: async (args, context) => {
-                    const result = await tool.run(args, context);
-                    await after(agent);
-                    return result;
-                  },
-                }
-              : tool,
-        )
-      : base.tools;
+    const coderTools = after ? withAfterMutation(base.tools, () => after(agent)) : base.tools;
     const tools = [
       ...coderTools,
       ...createCoordinationTools(coord, spec.runId, agent),

@@ -22,7 +22,7 @@ export const agentHandlers: Handlers = {
     agent.placements += 1;
     act(
       agent,
-      d.epoch > 1
+      d.takeover
         ? `taken over by worker ${d.worker} (epoch ${d.epoch})`
         : `placed on worker ${d.worker} (epoch ${d.epoch})`,
       at,

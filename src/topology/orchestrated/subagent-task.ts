@@ -1,0 +1,213 @@
+/**
+ * One task of a subagent: its agent loop continues from its log with the task as the next message.
+ * The same code runs it in the run's own process (team.ts) and on a fleet worker
+ * (src/worker/subagent-host.ts); what differs is only what is plugged in — the workspace its tools
+ * work on and the integration queue its merge tools reach (the queue itself, or its HTTP front).
+ */
+
+import type { Budget } from '../../agent/budget.js';
+import { type AgentOutcome, runAgent } from '../../agent/loop.js';
+import {
+  type ProfileDefinition,
+  profileWrites,
+  type ResolvedProfile,
+  resolveProfile,
+  toolsForProfile,
+} from '../../agent/profiles.js';
+import type { BashToolOptions } from '../../agent/tools/index.js';
+import { type EventKind, type EventPayloads, eventOf, isKind, type StoredEvent } from '../../core/events.js';
+import type { Scrubber } from '../../core/secrets.js';
+import type { Result } from '../../lang/result.js';
+import type { Message, Provider } from '../../model/types.js';
+import type { EventLog } from '../../store/types.js';
+import type { Tool } from '../../tool/types.js';
+import {
+  createMergeRequestTool,
+  createSyncTool,
+  type IntegrationPort,
+} from '../../workspace/integration/tools.js';
+import type { AgentWorkspace } from '../../workspace/run-workspace.js';
+import { LEAD_AGENT } from './prompt.js';
+
+export interface Subagent {
+  name: string;
+  profile: ResolvedProfile;
+  model: string;
+  maxSteps: number;
+  systemPrompt: string;
+}
+
+export interface SubagentTaskDeps {
+  runId: string;
+  log: EventLog;
+  scrubber: Scrubber;
+  budget: Budget;
+  signal?: AbortSignal;
+  stream: boolean;
+  /** The provider for a model id (the run's own model when undefined). */
+  providerFor(model: string | undefined): { ok: true; provider: Provider } | { ok: false; error: string };
+  injectorFor(agent: string): () => Promise<Message[]>;
+}
+
+export interface SubagentToolDeps {
+  runId: string;
+  log: EventLog;
+  bash: BashToolOptions;
+  /** The hub (or a worker's mirror of it) the sync tool reads main from. */
+  hubPath: string;
+  forAgent(agent: string): Promise<Result<AgentWorkspace>>;
+  /** The integration queue as a writer's merge tools reach it. */
+  queueFor(agent: string): IntegrationPort;
+  /** Wraps a writer's tools (a fleet worker pushes its work in progress after each mutating call). */
+  wrapTools?: (agent: string, tools: Tool[]) => Tool[];
+}
+
+/** A subagent as the lead defined it (its `subagent.created` event). */
+export function subagentFrom(
+  created: StoredEvent<'subagent.created'>['data'],
+  profiles: Readonly<Record<string, ProfileDefinition>>,
+): Result<Subagent> {
+  const profile = resolveProfile(created.profile, profiles);
+  if (!profile.ok) return profile;
+  return {
+    ok: true,
+    value: {
+      name: created.name,
+      profile: profile.profile,
+      model: created.model,
+      maxSteps: created.maxSteps,
+      systemPrompt: created.systemPrompt,
+    },
+  };
+}
+
+/**
+ * A writer's tools are its own (its worktree, its merge requests); read-only tools keep no state and
+ * work on the lead's checkout (a worktree each would cost a git checkout per subagent, which
+ * dominates a wide fan-out).
+ */
+export async function buildSubagentTools(
+  deps: SubagentToolDeps,
+  subagent: Subagent,
+): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
+  const writes = profileWrites(subagent.profile.base);
+  const ws = await deps.forAgent(writes ? subagent.name : LEAD_AGENT);
+  if (!ws.ok) return ws;
+  const { worktree, branch, publish } = ws.value;
+  const base = toolsForProfile(subagent.profile.base, worktree, { bash: deps.bash });
+  if (!base.ok) return base;
+  if (!writes) return base;
+  const ctx = {
+    runId: deps.runId,
+    agent: subagent.name,
+    worktree,
+    branch,
+    publish,
+    queue: deps.queueFor(subagent.name),
+    hubPath: deps.hubPath,
+    log: deps.log,
+  };
+  const tools = [...base.tools, createMergeRequestTool(ctx), createSyncTool(ctx)];
+  return { ok: true, tools: deps.wrapTools ? deps.wrapTools(subagent.name, tools) : tools };
+}
+
+export interface TaskToRun {
+  task: string;
+  prompt: string;
+}
+
+/**
+ * Runs one task. `knownFresh`: the caller knows the subagent never ran (no history to read), so its
+ * first request does not wait for its opening events' commit. `onOutcome`: the loop answered (the
+ * caller's slot may go to the next task while the last events commit).
+ */
+export async function runSubagentTask(
+  deps: SubagentTaskDeps,
+  subagent: Subagent,
+  task: TaskToRun,
+  tools: Tool[],
+  options: { knownFresh: boolean; onOutcome?: () => void; signal?: AbortSignal },
+): Promise<{ outcome: AgentOutcome; steps: number }> {
+  const { log, runId } = deps;
+  const fresh = options.knownFresh;
+  const history = fresh ? [] : [...(await log.read(runId, { agent: subagent.name }))];
+  const opened = history.filter((e) => e.kind === 'task.started');
+  let mine = opened.find((e) => e.data.task === task.task);
+  const emit = <K extends EventKind>(kind: K, data: EventPayloads[K]) =>
+    log.append(eventOf(runId, subagent.name, kind, deps.scrubber.scrubValue(data)));
+  // agent.started and task.started are appended together so they share one commit.
+  const agentStarted = history.some((e) => e.kind === 'agent.started')
+    ? null
+    : emit('agent.started', {
+        profile: subagent.profile.name,
+        model: subagent.model,
+        task: task.prompt,
+        system: subagent.systemPrompt,
+        tools: tools.map((t) => t.spec.name),
+        maxSteps: subagent.maxSteps,
+      });
+  const taskStarted = mine
+    ? null
+    : emit('task.started', {
+        task: task.task,
+        prompt: task.prompt,
+        index: opened.length,
+        stepsBefore: history.filter((e) => e.kind === 'model.response').length,
+      });
+  taskStarted?.catch(() => {}); // awaited below, after agent.started
+  agentStarted?.catch(() => {});
+  // A fresh subagent's first task needs neither event to build its conversation (the task is the
+  // opening message), so its first request does not wait for their commit; they commit before
+  // anything the loop logs (append order), and are awaited after the loop to surface a failure.
+  const opening = fresh
+    ? { index: 0, stepsBefore: 0, prompt: task.prompt }
+    : await (async () => {
+        if (agentStarted) history.push(await agentStarted);
+        if (taskStarted) {
+          const started: StoredEvent<'task.started'> = await taskStarted;
+          history.push(started);
+          mine = started;
+        }
+        if (!mine) throw new Error(`task ${task.task} has no task.started event`);
+        return mine.data;
+      })();
+  const firstTask = history.find(isKind('task.started'));
+  const first = firstTask?.data ?? opening;
+  const provider = deps.providerFor(subagent.model);
+  if (!provider.ok) throw new Error(provider.error);
+  const signals = [deps.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
+  const outcome = await runAgent(
+    {
+      runId,
+      name: subagent.name,
+      profile: subagent.profile.base,
+      task: first.prompt,
+      system: subagent.systemPrompt,
+      tools,
+      provider: provider.provider,
+      // The step cap is per task; the agent's step count runs on across its tasks.
+      maxSteps: opening.stepsBefore + subagent.maxSteps,
+      stream: deps.stream,
+    },
+    {
+      log,
+      scrubber: deps.scrubber,
+      budget: deps.budget,
+      ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) } : {}),
+      history,
+      beforeModelCall: deps.injectorFor(subagent.name),
+      ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
+    },
+  );
+  await agentStarted;
+  await taskStarted;
+  return { outcome, steps: outcome.steps - opening.stepsBefore };
+}
+
+/** A failed task that never reached the model (its tools could not be built, its worker failed). */
+export function failedTask(reason: string): { outcome: AgentOutcome; steps: number } {
+  return {
+    outcome: { status: 'failed', stopReason: 'model_error', reason, steps: 0, finalText: '' },
+    steps: 0,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The tasks of an orchestrated run's subagents as a fleet worker runs them: one session per task
+ * (`<run>/<agent>/<task>`). The lead stays with the run's owner; here the subagent and its task are
+ * read from the log (`subagent.created`, `task.assigned`, committed before the owner enqueued the
+ * session), its tools are built on this worker's repositories, and its loop is the same
+ * `runSubagentTask` the owner runs in-process.
+ */
+import type { AgentOutcome } from '../agent/loop.js';
+import { profileWrites } from '../agent/profiles.js';
+import { isKind } from '../core/events.js';
+import type { RunSpec } from '../run/run-spec.js';
+import type { EventLog } from '../store/types.js';
+import type { Tool } from '../tool/types.js';
+import {
+  buildSubagentTools,
+  failedTask,
+  runSubagentTask,
+  type SubagentTaskDeps,
+  type SubagentToolDeps,
+  subagentFrom,
+} from '../topology/orchestrated/subagent-task.js';
+
+export type TaskEnd =
+  | { started: true; outcome: AgentOutcome; steps: number }
+  | { started: false; error: string };
+
+export interface SubagentHost {
+  runTask(agent: string, task: string, signal: AbortSignal): Promise<TaskEnd>;
+}
+
+export function subagentHost(options: {
+  spec: RunSpec;
+  log: EventLog;
+  task: SubagentTaskDeps;
+  tools: SubagentToolDeps;
+}): SubagentHost {
+  const { spec, log } = options;
+  // Read-only subagents of one profile share one set of tools on the lead's checkout (as in-process).
+  const toolCache = new Map<string, Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }>>();
+
+  return {
+    async runTask(agent, task, signal) {
+      const [created, assigned] = await Promise.all([
+        log.read(spec.runId, { kinds: ['subagent.created'] }),
+        log.read(spec.runId, { kinds: ['task.assigned'] }),
+      ]);
+      const definition = created.filter(isKind('subagent.created')).find((e) => e.data.name === agent);
+      if (!definition) return { started: false, error: `${agent} is not a subagent of run ${spec.runId}` };
+      const record = assigned.filter(isKind('task.assigned')).find((e) => e.data.task === task);
+      if (!record || record.data.agent !== agent)
+        return { started: false, error: `${task} is not a task of ${agent} in run ${spec.runId}` };
+      const subagent = subagentFrom(definition.data, spec.profiles ?? {});
+      if (!subagent.ok) return { started: false, error: subagent.error };
+      const key = profileWrites(subagent.value.profile.base)
+        ? `agent:${agent}`
+        : `read-only:${subagent.value.profile.base}`;
+      let tools = toolCache.get(key);
+      if (!tools) {
+        tools = buildSubagentTools(options.tools, subagent.value);
+        toolCache.set(key, tools);
+        void tools.then((built) => {
+          if (!built.ok) toolCache.delete(key);
+        });
+      }
+      const built = await tools;
+      if (!built.ok) return { started: true, ...failedTask(built.error) };
+      const ran = await runSubagentTask(
+        options.task,
+        subagent.value,
+        { task, prompt: record.data.prompt },
+        built.tools,
+        { knownFresh: false, signal },
+      );
+      return { started: true, ...ran };
+    },
+  };
+}
