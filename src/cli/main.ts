@@ -24,6 +24,7 @@ usage: colony <command> [options]
   serve              the live web dashboard and JSON API (--port 7420, --host)
   stop RUN           stop a run (its process ends it as stopped)
   worker             join a fleet: execute agents of runs started with --workers (--slots, --name)
+  mcp                one agent's coordination tools as an MCP server on stdio (COLONY_AGENT_TOKEN)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.
@@ -51,6 +52,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve.js')).serveCommand,
   stop: async () => (await import('./commands/stop.js')).stopCommand,
   worker: async () => (await import('./commands/worker.js')).workerCommand,
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

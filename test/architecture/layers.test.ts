@@ -15,7 +15,7 @@ const LAYERS: string[][] = [
   ['agent'],
   ['run'],
   ['coord', 'workspace', 'workflow'],
-  ['fleet'],
+  ['fleet', 'mcp'],
   ['topology'],
   ['report', 'server', 'worker'],
   ['dashboard', 'demo'],

@@ -1,0 +1,74 @@
+import { AGENT_TOKEN_PREFIX, unverifiedTokenRun } from '../../auth/index.js';
+import { createCoordination } from '../../coord/index.js';
+import { createWhoamiTool, mcpAgentTools, serveMcpStdio } from '../../mcp/index.js';
+import { parseFlags, UsageError } from '../args.js';
+import { checkRunAgentToken } from '../mcp-token.js';
+import { CliFailure, requireRun, withStore } from '../store-access.js';
+
+export const MCP_HELP = `colony mcp
+
+Serves Colony's coordination tools to one agent as an MCP server on stdin/stdout: an agent CLI
+(Claude Code, …) starts it as its MCP server and joins a run as a peer. The agent and the run are
+the ones named by the agent's token, which is read from the environment only:
+
+  COLONY_AGENT_TOKEN   the agent's token (colony_at_…, with the mcp scope). Never on the command
+                       line: other users of the machine can read a process's arguments
+  COLONY_DATABASE_URL  the run's Postgres (default: the embedded one under $COLONY_HOME)
+
+Tools: whoami (agent, run, token expiry), context_post, context_read, context_unfold,
+message_send, message_read, claim, release, tasks_add, tasks_ready, claim_next — all acting as the
+token's agent. Not merge_request, merge_status or sync: they need the agent's repository and the
+run's integration queue, which live with the run's owner (its MCP server over HTTP serves them).
+
+The token is checked with the run's secret at start (a bad token ends the command) and again
+before every tool call: an expired or revoked token, or a run that has ended, gets a tool error.
+Today only runs started with --workers keep their token secret in the database. See docs/mcp.md.
+
+Example (an MCP client's server entry):
+  {"command": "colony", "args": ["mcp"], "env": {"COLONY_AGENT_TOKEN": "colony_at_…"}}`;
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  if (argv.some((arg) => arg.includes(AGENT_TOKEN_PREFIX)))
+    throw new UsageError(
+      'mcp: never pass a token on the command line (other users can read it): set COLONY_AGENT_TOKEN',
+    );
+  const { values, positionals } = parseFlags(argv, { help: { type: 'boolean', short: 'h' } }, 'mcp');
+  if (values.help) {
+    process.stdout.write(`${MCP_HELP}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`mcp: unexpected argument "${positionals[0]}"`);
+  const token = process.env.COLONY_AGENT_TOKEN?.trim() ?? '';
+  if (token === '')
+    throw new UsageError("mcp: set COLONY_AGENT_TOKEN to the agent's token (colony mcp --help)");
+  const runId = unverifiedTokenRun(token);
+  if (runId === null) throw new CliFailure('mcp: COLONY_AGENT_TOKEN is not a Colony agent token');
+
+  return withStore(async (store) => {
+    await requireRun(store, runId);
+    const first = await checkRunAgentToken(store.pool, runId, token, Date.now());
+    if (!first.ok) throw new CliFailure(`mcp: ${first.error}`);
+    const claims = first.value;
+    const coord = await createCoordination(store);
+    const stop = () => void server?.close();
+    let server: Awaited<ReturnType<typeof serveMcpStdio>> | null = null;
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      server = await serveMcpStdio({
+        tools: [createWhoamiTool(claims), ...(await mcpAgentTools({ coord })(claims))],
+        guard: async () => {
+          const now = await checkRunAgentToken(store.pool, runId, token, Date.now());
+          return now.ok ? null : `refused: ${now.error}`;
+        },
+      });
+      process.stderr.write(`colony mcp: serving ${claims.agent} of run ${runId} on stdio\n`);
+      await server.closed;
+      return 0;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      await coord.close();
+    }
+  });
+}
