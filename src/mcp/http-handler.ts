@@ -99,9 +99,11 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
 
 function refuse(res: ServerResponse, refusal: McpRefusal): void {
   const code = refusal.status === 401 ? 'invalid_token' : 'insufficient_scope';
+  // A header value is printable ASCII: the description drops anything else (the body has it all).
+  const description = refusal.message.replace(/[^\x20-\x7e]|["\\]/g, '');
   res.setHeader(
     'www-authenticate',
-    `Bearer realm="colony", error="${code}", error_description="${refusal.message.replace(/["\\]/g, '')}"`,
+    `Bearer realm="colony", error="${code}", error_description="${description}"`,
   );
   jsonError(res, refusal.status, refusal.message);
 }

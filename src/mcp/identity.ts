@@ -9,6 +9,7 @@ import {
   AGENT_TOKEN_PREFIX,
   type AgentTokenClaims,
   describeAgentTokenError,
+  unverifiedTokenRun,
   verifyAgentToken,
 } from '../auth/index.js';
 import { err, ok, type Result } from '../lang/result.js';
@@ -33,6 +34,8 @@ export function checkMcpToken(
   now: number,
 ): Result<AgentTokenClaims, McpRefusal> {
   if (token === null || token === '') return err({ status: 401, message: MISSING_TOKEN });
+  if (unverifiedTokenRun(token) === null)
+    return err({ status: 401, message: describeAgentTokenError('malformed') });
   // An unknown run answers like a bad token: an unauthenticated caller learns nothing about runs.
   if (!run) return err({ status: 401, message: describeAgentTokenError('bad_signature') });
   const verified = verifyAgentToken(run.secret, token, now);
