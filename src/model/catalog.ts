@@ -19,6 +19,17 @@ export interface Endpoint {
   keyEnv: string | undefined;
 }
 
+/**
+ * Where a model's raw requests go and the key they carry, for a forwarding proxy (src/proxy/): the
+ * key is for the upstream request only, never for an agent or the log.
+ */
+export interface Upstream {
+  model: ModelRecord;
+  baseUrl: string;
+  /** undefined: no key is sent (a local server that needs none). */
+  apiKey: string | undefined;
+}
+
 export interface ModelCatalogOptions {
   /** The run's model id (used when no id is given). */
   runModel: string;
@@ -64,6 +75,21 @@ export class ModelCatalog {
     const key = model.protocol === 'scripted' ? { ok: false as const } : apiKeyFor(model, env);
     const keyEnv = key.ok && key.key !== undefined ? keyEnvOf(model) : undefined;
     return { ok: true, endpoint: { model: id, url, keyEnv } };
+  }
+
+  /** The upstream of a model id (the run's model when omitted): record, base URL and key. */
+  upstream(
+    id: string = this.options.runModel,
+  ): { ok: true; upstream: Upstream } | { ok: false; error: string } {
+    const resolved = this.record(id);
+    if (!resolved.ok) return resolved;
+    const model = resolved.model;
+    const baseUrl = baseUrlFor(model, this.options.env);
+    if (baseUrl === undefined)
+      return { ok: false, error: `model '${id}' is scripted: it has no upstream to forward to` };
+    const key = apiKeyFor(model, this.options.env);
+    if (!key.ok) return key;
+    return { ok: true, upstream: { model, baseUrl, apiKey: key.key } };
   }
 
   /** The provider of a model id (the run's model when omitted), built once. */

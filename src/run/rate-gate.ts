@@ -28,6 +28,14 @@ export interface RateGateStats {
   peakSinceShrink: number;
 }
 
+/** How a request held by `hold` ended, for the AIMD: a rate limit shrinks, a success counts. */
+export type GateOutcome = 'ok' | 'rate_limited' | 'other';
+
+/** One slot of the gate; `release` (once; later calls do nothing) reports the outcome and frees it. */
+export interface GateSlot {
+  release(outcome: GateOutcome): void;
+}
+
 interface Waiter {
   wake(granted: boolean): void;
 }
@@ -49,6 +57,26 @@ export class RateGate {
     return {
       model: inner.model,
       call: (request, options) => this.call(inner, request, options),
+    };
+  }
+
+  /**
+   * One slot for a request made outside a Provider (the model proxy forwards raw HTTP and the
+   * retries are its client's): queued like a provider call, null when `signal` aborts the wait. The
+   * holder keeps it until the response has ended and then releases it with the outcome.
+   */
+  async hold(signal?: AbortSignal): Promise<GateSlot | null> {
+    if (!(await this.acquire(signal))) return null;
+    const epoch = this.epoch;
+    let held = true;
+    return {
+      release: (outcome) => {
+        if (!held) return;
+        held = false;
+        if (outcome === 'ok') this.succeeded();
+        else if (outcome === 'rate_limited') this.rateLimited(epoch);
+        this.release();
+      },
     };
   }
 

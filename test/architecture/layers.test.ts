@@ -14,7 +14,7 @@ const LAYERS: string[][] = [
   ['store', 'tool', 'view', 'sandbox'],
   ['agent'],
   ['run'],
-  ['coord', 'workspace', 'workflow'],
+  ['coord', 'workspace', 'workflow', 'proxy'],
   ['fleet', 'mcp'],
   ['topology'],
   ['report', 'server', 'worker'],

@@ -19,6 +19,11 @@ export type Failure =
   /** Close the connection without answering (a network error for the client). */
   | { drop: true }
   /**
+   * Answer normally, but close the connection after the first `cutAfterFrames` frames of a streamed
+   * answer (a whole one: after half its body): an answer that breaks off.
+   */
+  | { cutAfterFrames: number }
+  /**
    * 200 with a body that never ends (see endless.ts): as fast as the client reads, or one piece per
    * `intervalMs`. The answer the policy would give is never computed.
    */

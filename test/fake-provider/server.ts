@@ -200,6 +200,14 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
       `${ID_PREFIX[protocol]}_${callIndex}`,
     );
     byKey[key!] = (byKey[key!] ?? 0) + 1;
+    if (failure && 'cutAfterFrames' in failure) {
+      const whole = JSON.stringify(encoded.json());
+      return sendCut(
+        res,
+        stream ? encoded.frames({ includeUsage: true }).slice(0, failure.cutAfterFrames).join('') : whole,
+        stream,
+      );
+    }
     if (!stream) return send(res, 200, encoded.json());
     const includeUsage =
       protocol !== 'chat' ||
@@ -259,6 +267,13 @@ function send(
     ...headers,
   });
   res.end(text);
+}
+
+/** 200 and part of an answer (a whole body: its first half), then the connection is closed. */
+function sendCut(res: ServerResponse, text: string, stream: boolean): void {
+  if (res.destroyed) return;
+  res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+  res.write(stream ? text : text.slice(0, Math.floor(text.length / 2)), () => res.socket?.destroy());
 }
 
 function sendFrames(res: ServerResponse, frames: string[], frameDelayMs: number): void {
