@@ -50,8 +50,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     if (!first.ok) throw new CliFailure(`mcp: ${first.error}`);
     const claims = first.value;
     const coord = await createCoordination(store);
-    const stop = () => void server?.close();
     let server: Awaited<ReturnType<typeof serveMcpStdio>> | null = null;
+    const stop = () => void server?.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
