@@ -100,9 +100,21 @@ export async function loadFleetRun(pool: pg.Pool, runId: string): Promise<FleetR
     stop_reason: string | null;
   }>(`SELECT run_id, hub_url, token_secret, stop_reason FROM colony.fleet_runs WHERE run_id = $1`, [runId]);
   const row = res.rows[0];
-  return row
-    ? { runId: row.run_id, hubUrl: row.hub_url, tokenSecret: row.token_secret, stopReason: row.stop_reason }
-    : null;
+  return row ? fleetRunOf(row) : null;
+}
+
+function fleetRunOf(row: {
+  run_id: string;
+  hub_url: string;
+  token_secret: Buffer;
+  stop_reason: string | null;
+}): FleetRun {
+  return {
+    runId: row.run_id,
+    hubUrl: row.hub_url,
+    tokenSecret: row.token_secret,
+    stopReason: row.stop_reason,
+  };
 }
 
 /**
@@ -141,14 +153,19 @@ export async function sessionEpochs(
   return new Map(res.rows.map((r) => [sessionKey(r.run_id, r.agent), r.epoch]));
 }
 
-/** Stop reasons of the runs asked about that are stopping (fleet_runs.stop_reason set). */
-export async function stoppingRuns(pool: pg.Pool, runIds: readonly string[]): Promise<Map<string, string>> {
-  if (runIds.length === 0) return new Map();
-  const res = await pool.query<{ run_id: string; stop_reason: string }>(
-    `SELECT run_id, stop_reason FROM colony.fleet_runs WHERE run_id = ANY($1::text[]) AND stop_reason IS NOT NULL`,
+/** The fleet rows of the runs asked about (address, secret, stop reason), one round trip. */
+export async function loadFleetRuns(pool: pg.Pool, runIds: readonly string[]): Promise<FleetRun[]> {
+  if (runIds.length === 0) return [];
+  const res = await pool.query<{
+    run_id: string;
+    hub_url: string;
+    token_secret: Buffer;
+    stop_reason: string | null;
+  }>(
+    `SELECT run_id, hub_url, token_secret, stop_reason FROM colony.fleet_runs WHERE run_id = ANY($1::text[])`,
     [runIds],
   );
-  return new Map(res.rows.map((r) => [r.run_id, r.stop_reason]));
+  return res.rows.map(fleetRunOf);
 }
 
 export function sessionKey(runId: string, agent: string): string {

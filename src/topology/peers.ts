@@ -92,6 +92,8 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             }
           : mergeApproval(ctx)),
       });
+      // A resumed run: the requests its earlier process had queued but not decided go on.
+      await queue.resumePending({ notify: true });
       const fleet = ctx.fleet ?? null;
       const host = fleet
         ? null

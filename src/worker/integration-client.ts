@@ -3,6 +3,7 @@
  * (gateway.ts): the same IntegrationPort the merge tools use where the queue lives, so an agent's
  * tools are the same on a worker as in the owner's process.
  */
+import { err, ok, type Result } from '../lang/result.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
 import type {
   EnqueueResult,
@@ -11,10 +12,11 @@ import type {
   MergeRequestResult,
   MergeStatus,
 } from '../workspace/integration/types.js';
+import { whileOwnerAway } from './owner-wait.js';
 
 export interface IntegrationClientOptions {
-  /** The owner's gateway, e.g. http://10.0.0.1:7070 */
-  baseUrl: string;
+  /** The owner's gateway, e.g. http://10.0.0.1:7070 (read per call: a resumed owner moves it). */
+  baseUrl(): string;
   runId: string;
   token(): string;
   /** Ends waits when the agent stops. */
@@ -24,9 +26,9 @@ export interface IntegrationClientOptions {
 const REQUEST_TIMEOUT_MS = 60_000;
 
 export function integrationClient(options: IntegrationClientOptions): IntegrationPort {
-  const base = `${options.baseUrl}/fleet/${options.runId}/merge-requests`;
   const call = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
     const signals = [AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
+    const base = `${options.baseUrl()}/fleet/${options.runId}/merge-requests`;
     const res = await fetch(`${base}${path}`, {
       ...init,
       headers: { authorization: `Bearer ${options.token()}`, 'content-type': 'application/json' },
@@ -63,16 +65,22 @@ export function integrationClient(options: IntegrationClientOptions): Integratio
     approval: 'auto',
     async enqueue(input: MergeRequestInput): Promise<EnqueueResult> {
       if (!input.commit) return { ok: false, error: 'a fleet merge request names its commit' };
-      try {
-        const res = await call<EnqueueResult & { error?: string }>('', {
-          method: 'POST',
-          body: JSON.stringify({ commit: input.commit, note: input.note }),
-        });
-        if (res.status === 200 || res.status === 409) return res.body;
-        return { ok: false, error: res.body.error ?? `the run's owner answered ${res.status}` };
-      } catch (error) {
-        return { ok: false, error: `the run's owner could not be reached: ${(error as Error).message}` };
-      }
+      const body = JSON.stringify({ commit: input.commit, note: input.note });
+      // An owner that is away (killed, or resumed with a new secret this worker has not read yet)
+      // is waited for: the request is sent again once it answers.
+      const sent = await whileOwnerAway(
+        async (): Promise<Result<EnqueueResult>> => {
+          try {
+            const res = await call<EnqueueResult & { error?: string }>('', { method: 'POST', body });
+            if (res.status === 200 || res.status === 409) return ok(res.body);
+            return err(`returned error: ${res.status}: ${res.body.error ?? "the run's owner refused it"}`);
+          } catch (error) {
+            return err(`the run's owner could not be reached: ${(error as Error).message}`);
+          }
+        },
+        { ...(options.signal ? { signal: options.signal } : {}) },
+      );
+      return sent.ok ? sent.value : { ok: false, error: sent.error };
     },
     status: (mr) => status(mr),
     outcome,

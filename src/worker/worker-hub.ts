@@ -19,12 +19,13 @@ import { AGENT_COMMIT_CONFIG, git, gitError } from '../workspace/git.js';
 import { HUB_MAIN } from '../workspace/hub.js';
 import { agentBranchRef, agentWipRef } from '../workspace/hub-http-refs.js';
 import type { HubUpstream } from '../workspace/run-workspace.js';
+import { whileOwnerAway } from './owner-wait.js';
 
 export interface WorkerHubOptions {
   /** The mirror's folder (a bare repository). */
   mirrorPath: string;
-  /** The run's hub over HTTP, e.g. http://10.0.0.1:7070/git/<run>/hub.git */
-  hubUrl: string;
+  /** The run's hub over HTTP, e.g. http://10.0.0.1:7070/git/<run>/hub.git (a resumed owner moves it). */
+  hubUrl(): string;
   /** The current token of an agent (short-lived; re-issued by the worker as needed). */
   tokenFor(agent: string): string;
 }
@@ -53,7 +54,8 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
   /** Pushes a snapshot of the agent's uncommitted files as its work in progress (no-op when clean). */
   pushWip(agent: string, repo: AgentRepo): Promise<Result<void>>;
 } {
-  const { mirrorPath, hubUrl } = options;
+  const { mirrorPath } = options;
+  const hubUrl = () => options.hubUrl();
   const pushedWip = new Map<string, string>();
   // Fetches that write refs in the mirror run one at a time (two at once would race for main's lock).
   let chain: Promise<unknown> = Promise.resolve();
@@ -64,19 +66,22 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
   };
   const fetchAgentRefs = (agent: string) =>
     serial(async (): Promise<Result<void>> => {
-      const fetched = await git(
-        [
-          'fetch',
-          '--quiet',
-          '--no-tags',
-          '--no-write-fetch-head',
-          hubUrl,
-          `+refs/heads/*:refs/heads/*`,
-          `+refs/colony/wip/*:refs/colony/wip/*`,
-        ],
-        { cwd: mirrorPath, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
-      );
-      return fetched.ok ? ok(undefined) : err(`could not fetch from the run's hub: ${gitError(fetched)}`);
+      const fetched = await whileOwnerAway(async () => {
+        const r = await git(
+          [
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            hubUrl(),
+            `+refs/heads/*:refs/heads/*`,
+            `+refs/colony/wip/*:refs/colony/wip/*`,
+          ],
+          { cwd: mirrorPath, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
+        );
+        return r.ok ? ok(undefined) : err(gitError(r));
+      });
+      return fetched.ok ? fetched : err(`could not fetch from the run's hub: ${fetched.error}`);
     });
 
   return {
@@ -104,16 +109,18 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
     },
 
     async push(agent) {
-      const pushed = await git(
-        ['push', '--quiet', '--no-verify', hubUrl, `${agentBranchRef(agent)}:${agentBranchRef(agent)}`],
-        {
-          cwd: mirrorPath,
-          config: [...authConfig(options.tokenFor(agent)), ['push.default', 'nothing']],
-          timeoutMs: HTTP_TIMEOUT_MS,
-        },
-      );
-      if (!pushed.ok)
-        return err(`could not push ${agentBranchRef(agent)} to the run's hub: ${gitError(pushed)}`);
+      const pushed = await whileOwnerAway(async () => {
+        const r = await git(
+          ['push', '--quiet', '--no-verify', hubUrl(), `${agentBranchRef(agent)}:${agentBranchRef(agent)}`],
+          {
+            cwd: mirrorPath,
+            config: [...authConfig(options.tokenFor(agent)), ['push.default', 'nothing']],
+            timeoutMs: HTTP_TIMEOUT_MS,
+          },
+        );
+        return r.ok ? ok(undefined) : err(gitError(r));
+      });
+      if (!pushed.ok) return err(`could not push ${agentBranchRef(agent)} to the run's hub: ${pushed.error}`);
       // The sync tool reads main in the mirror right after publishing: bring the latest one.
       return fetchAgentRefs(agent);
     },
@@ -149,18 +156,26 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
         { cwd: repo.checkout, env },
       );
       if (!commit.ok) return err(gitError(commit));
-      const pushed = await git(
-        [
-          'push',
-          '--quiet',
-          '--force',
-          '--no-verify',
-          hubUrl,
-          `${commit.stdout.trim()}:${agentWipRef(agent)}`,
-        ],
-        { cwd: repo.checkout, env, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
-      );
-      if (!pushed.ok) return err(`could not push the work in progress of ${agent}: ${gitError(pushed)}`);
+      const pushed = await whileOwnerAway(async () => {
+        const r = await git(
+          [
+            'push',
+            '--quiet',
+            '--force',
+            '--no-verify',
+            hubUrl(),
+            `${commit.stdout.trim()}:${agentWipRef(agent)}`,
+          ],
+          {
+            cwd: repo.checkout,
+            env,
+            config: authConfig(options.tokenFor(agent)),
+            timeoutMs: HTTP_TIMEOUT_MS,
+          },
+        );
+        return r.ok ? ok(undefined) : err(gitError(r));
+      });
+      if (!pushed.ok) return err(`could not push the work in progress of ${agent}: ${pushed.error}`);
       pushedWip.set(agent, key);
       return ok(undefined);
     },

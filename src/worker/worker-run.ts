@@ -47,6 +47,8 @@ export interface WorkerRun {
   emit: Emit;
   /** Aborted when the owner says the run ends. */
   stop(reason: string): void;
+  /** The run's fleet row as the database has it now (a resumed owner's address and secret). */
+  refresh(row: FleetRun): void;
   stopped: AbortSignal;
   setEpoch(agent: string, epoch: number): void;
   pushWip(agent: string): Promise<Result<void>>;
@@ -55,8 +57,8 @@ export interface WorkerRun {
 
 export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<WorkerRun>> {
   const { store, runId, env } = options;
-  const fleet = await loadFleetRun(store.pool, runId);
-  if (!fleet) return err(`run ${runId} is not a fleet run (no hub address was published for it)`);
+  const loadedFleet = await loadFleetRun(store.pool, runId);
+  if (!loadedFleet) return err(`run ${runId} is not a fleet run (no hub address was published for it)`);
   const loaded = await loadRunSpec(store.log, runId);
   if (!loaded) return err(`run ${runId} has no run.started event`);
   if (!loaded.ok) return err(`run ${runId}: ${loaded.error}`);
@@ -83,7 +85,9 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   const mirror = await openMirror(mirrorPath);
   if (!mirror.ok) return mirror;
   const epochs = new Map<string, number>();
-  const tokens = new Map<string, { token: string; epoch: number; expiresAt: number }>();
+  // A resumed owner serves at a new address with a new secret (the worker's tick brings both here).
+  let fleet: FleetRun = loadedFleet;
+  const tokens = new Map<string, { token: string; epoch: number; expiresAt: number; secret: Buffer }>();
   const tokenFor = (agent: string): string => {
     // Read-only subagents share a checkout named after the lead (who has no session on a worker); it
     // only ever fetches main, which every agent's token may read: any session's token will do.
@@ -94,14 +98,19 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     agent = holder;
     const held = tokens.get(agent);
     const now = Date.now();
-    if (held && held.epoch === epoch && held.expiresAt - now > TOKEN_TTL_MS / 3) return held.token;
+    const secret = fleet.tokenSecret;
+    if (held && held.epoch === epoch && held.secret.equals(secret) && held.expiresAt - now > TOKEN_TTL_MS / 3)
+      return held.token;
     const expiresAt = now + TOKEN_TTL_MS;
-    const token = issueAgentToken(fleet.tokenSecret, { runId, agent, expiresAt, epoch });
-    tokens.set(agent, { token, epoch, expiresAt });
+    const token = issueAgentToken(secret, { runId, agent, expiresAt, epoch });
+    tokens.set(agent, { token, epoch, expiresAt, secret });
     return token;
   };
-  const hubUrl = `${fleet.hubUrl}/git/${runId}/hub.git`;
-  const upstream = workerHubUpstream({ mirrorPath, hubUrl, tokenFor });
+  const upstream = workerHubUpstream({
+    mirrorPath,
+    hubUrl: () => `${fleet.hubUrl}/git/${runId}/hub.git`,
+    tokenFor,
+  });
   const commandEnv = agentEnv(env);
   const workspace = new RunWorkspace({
     runId,
@@ -121,7 +130,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     let port = ports.get(agent);
     if (!port) {
       port = integrationClient({
-        baseUrl: fleet.hubUrl,
+        baseUrl: () => fleet.hubUrl,
         runId,
         token: () => tokenFor(agent),
         signal: stopper.signal,
@@ -202,7 +211,13 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       }
       return subagents.runTask(input.agent, input.task, signal);
     },
-    fleet,
+    get fleet() {
+      return fleet;
+    },
+    refresh(row) {
+      fleet = row;
+      if (row.stopReason) stopper.abort(new Error(row.stopReason));
+    },
     workspace,
     emit,
     stop: (reason) => stopper.abort(new Error(reason)),

@@ -20,12 +20,12 @@ import { type Coordination, createCoordination } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
 import {
   heartbeatWorker,
+  loadFleetRuns,
   markWorkerGone,
   registerWorker,
   sessionEpochs,
   sessionKey,
   silentWorkers,
-  stoppingRuns,
   takeSession,
 } from '../fleet/fleet-db.js';
 import {
@@ -134,11 +134,11 @@ class WorkerState {
           new Error(`fenced: the session was taken over (epoch ${now} > ${session.epoch})`),
         );
     }
-    const stopping = await stoppingRuns(pool, [...this.runs.keys()]);
-    for (const [runId, reason] of stopping) {
-      const entry = this.runs.get(runId);
+    // Runs that stop, and runs whose owner was resumed (a new hub address and token secret).
+    for (const row of await loadFleetRuns(pool, [...this.runs.keys()])) {
+      const entry = this.runs.get(row.runId);
       const run = entry ? await entry.opening : null;
-      if (run && typeof run !== 'string') run.stop(reason);
+      if (run && typeof run !== 'string') run.refresh(row);
     }
     for (const dead of await silentWorkers(pool, LOST_AFTER_MS)) {
       if (dead.name === name) continue;

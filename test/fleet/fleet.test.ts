@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
+import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
 import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { joined, runEvents, startWorker, until, type WorkerProcess } from './fleet-harness.js';
@@ -195,6 +195,52 @@ describe('colony run --workers', () => {
       ).not.toThrow();
     }
     expect(filesOn(repo.dir, branch)).toEqual(expectedFiles(agents));
+  }, 300_000);
+});
+
+describe('a fleet run whose owner dies', () => {
+  it('resumes with colony resume: workers carry on with the new hub address and secret, nothing lost', async () => {
+    await db.sql('CREATE DATABASE owner_killed');
+    const url = db.urlFor('owner_killed');
+    const env = { COLONY_DATABASE_URL: url };
+    const pair = [startWorker('ra', env, { slots: 2 }), startWorker('rb', env, { slots: 2 })];
+    workers.push(...pair);
+    await Promise.all(pair.map(joined));
+    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
+    folders.push(repo.dir);
+    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+    folders.push(home);
+    const agents = 8;
+    const ownerEnv = { ...process.env, ...NO_API_KEYS, COLONY_HOME: home, ...env };
+    const owner = spawn(process.execPath, [COLONY_BIN, ...runArgs(repo.dir, agents)], {
+      env: ownerEnv,
+      stdio: 'ignore',
+    });
+    const ownerClosed = new Promise((resolve) => owner.on('close', resolve));
+    // Kill the owner once some work landed and some is still to do.
+    let runId = '';
+    await until(async () => {
+      runId = (await runIdOf(url)) ?? '';
+      if (!runId) return false;
+      const events = await runEvents(url, runId);
+      const finished = events.filter((e) => e.kind === 'agent.finished').length;
+      return events.some((e) => e.kind === 'merge.landed') && finished < agents - 2;
+    }, 'the first landing');
+    owner.kill('SIGKILL');
+    await ownerClosed;
+    const resumed = await colony(['resume', runId, '--json'], { env: ownerEnv, timeoutMs: 180_000 });
+    if (resumed.code !== 0) console.log(resumed.stdout.slice(-3000), resumed.stderr.slice(-3000));
+    expect(resumed.code).toBe(0);
+    expect(lastJsonLine(resumed.stdout).status).toBe('succeeded');
+    const events = await runEvents(url, runId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.kind === 'run.resumed')).toHaveLength(1);
+    // Every peer finished once and every peer's files are on the result branch.
+    const finished = events.filter((e) => e.kind === 'agent.finished').map((e) => e.agent);
+    expect(finished.sort()).toEqual(Array.from({ length: agents }, (_, i) => `peer-${i + 1}`).sort());
+    expect(filesOn(repo.dir, `colony/${runId}`)).toEqual(expectedFiles(agents));
+    const verified = await colony(['verify', runId], { env: ownerEnv });
+    expect(verified.code).toBe(0);
   }, 300_000);
 });
 

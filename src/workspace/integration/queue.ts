@@ -136,6 +136,32 @@ export class IntegrationQueue {
     return this.intake.admit(input);
   }
 
+  /**
+   * Takes up the requests an earlier process of the run accepted and never resolved (its owner was
+   * killed): they are queued again under their ids (intake finds them in the log; a request that had
+   * landed just before the kill is recognised by its landed ref). Peers submit and move on, so nobody
+   * would ask again. `notify`: tell each author the outcome by direct message. Returns how many.
+   */
+  async resumePending(options: { notify: boolean }): Promise<number> {
+    await this.recovered;
+    await this.ledger.refresh();
+    const open = [...this.ledger.requests.values()].filter(
+      (r) => !this.ledger.outcomes.has(r.mr) && !this.ledger.parked.has(r.mr) && !this.local.has(r.mr),
+    );
+    await Promise.all(
+      open.map((r) =>
+        this.enqueue({
+          agent: r.agent,
+          branch: r.branch,
+          commit: r.commit,
+          note: r.note,
+          notify: options.notify,
+        }),
+      ),
+    );
+    return open.length;
+  }
+
   /** Resolves when the request is landed or rejected (by this or another queue of the run). */
   outcome(mr: number): Promise<MergeRequestResult> {
     return new Promise((resolve) => {
