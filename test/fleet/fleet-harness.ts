@@ -11,6 +11,8 @@ import { COLONY_BIN, NO_API_KEYS } from '../helpers/cli.js';
 
 export interface WorkerProcess {
   name: string;
+  /** The worker's COLONY_HOME (a fresh temporary folder; the caller may remove it once it exited). */
+  home: string;
   child: ChildProcess;
   stderr: () => string;
   closed: Promise<number | null>;
@@ -36,7 +38,7 @@ export function startWorker(
     stderr += chunk.toString();
   });
   const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { name, child, stderr: () => stderr, closed };
+  return { name, home, child, stderr: () => stderr, closed };
 }
 
 /** Resolves once the worker's first line (it joined the fleet) was written, or rejects after 60 s. */

@@ -18,19 +18,25 @@ import pg from 'pg';
 /**
  * A throwaway Postgres server started from Debian's `postgresql` package binaries
  * (/usr/lib/postgresql/<version>/bin; scripts/ensure-postgresql.sh installs them): the "external"
- * database of a fleet, separate from Colony's embedded server. TCP on 127.0.0.1 with SCRAM passwords,
- * its Unix socket in its own folder. As root the server runs as the package's `postgres` OS user
- * (initdb and postgres refuse root).
+ * database of a fleet, separate from Colony's embedded server. TCP on 127.0.0.1 with SCRAM passwords
+ * (or on another address, inside a network namespace: `netns`, `listen`, `allow`), its Unix socket in
+ * its own folder. As root the server runs as the package's `postgres` OS user (initdb and postgres
+ * refuse root).
  */
 export interface DebianPostgres {
-  /** postgres://user:password@127.0.0.1:port/database, the superuser on the default database. */
+  /** postgres://user:password@HOST:port/database, the superuser on the default database (HOST: `listen`). */
   url: string;
   port: number;
   user: string;
   password: string;
   /** The same server and superuser, another database. */
   urlFor(database: string, credentials?: { user: string; password: string }): string;
-  /** Runs SQL as the superuser on `database` (default: the default database). */
+  /**
+   * The same over the server's Unix socket: reachable from this machine's processes in any network
+   * namespace (a socket file is not bound to one), e.g. the test process outside the server's.
+   */
+  socketUrlFor(database: string): string;
+  /** Runs SQL as the superuser on `database` (default: the default database); in `netns`, over the socket. */
   sql(text: string, database?: string): Promise<pg.QueryResult>;
   /** PEM of the server's self-signed certificate (only with `tls`). */
   certFile: string | null;
@@ -43,6 +49,14 @@ export interface DebianPostgres {
 export interface DebianPostgresOptions {
   /** Serve TLS with a self-signed certificate for 127.0.0.1, and refuse TCP clients without it. */
   tls?: boolean;
+  /** Start the server inside this network namespace (`ip netns exec NS`; needs root). */
+  netns?: string;
+  /** The one TCP address to listen on (default 127.0.0.1); URLs name it. */
+  listen?: string;
+  /** The TCP port (default: a free one on 127.0.0.1; 5432 inside `netns`, where all are free). */
+  port?: number;
+  /** More TCP clients allowed in (CIDRs, e.g. 10.213.0.0/24), with the superuser's password. */
+  allow?: string[];
 }
 
 const SUPERUSER = 'fleet_admin';
@@ -72,9 +86,15 @@ function postgresUser(): { uid: number; gid: number } {
 
 const isRoot = () => process.getuid?.() === 0;
 
-/** Runs a Postgres binary, as the `postgres` OS user when we are root. */
-function runPg(bin: string, args: string[], timeoutMs = 60_000): Promise<{ ok: boolean; output: string }> {
-  const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+/** Runs a Postgres binary, as the `postgres` OS user when we are root (inside `netns` when given). */
+function runPg(
+  bin: string,
+  args: string[],
+  timeoutMs = 60_000,
+  netns?: string,
+): Promise<{ ok: boolean; output: string }> {
+  const [user, userArgs] = isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  const [cmd, argv] = netns ? ['ip', ['netns', 'exec', netns, user, ...userArgs]] : [user, userArgs];
   return new Promise((resolve) => {
     execFile(cmd, argv, { timeout: timeoutMs, env: { ...process.env, LC_ALL: 'C' } }, (err, stdout, stderr) =>
       resolve({ ok: !err, output: `${stdout}${stderr}`.trim() || String(err?.message ?? '') }),
@@ -116,9 +136,14 @@ async function makeCert(dir: string): Promise<{ cert: string; key: string }> {
   return { cert, key };
 }
 
-/** initdb + start; resolves once the server accepts the superuser's password over TCP. */
+/** initdb + start; resolves once the server accepts the superuser's password (see `sql`). */
 export async function startDebianPostgres(options: DebianPostgresOptions = {}): Promise<DebianPostgres> {
   const bin = debianPgBin();
+  if (options.netns && !isRoot())
+    throw new Error(`starting Postgres in the network namespace ${options.netns} needs root`);
+  const host = options.listen ?? '127.0.0.1';
+  if (options.tls && host !== '127.0.0.1')
+    throw new Error('tls: the test certificate is for 127.0.0.1 only; do not combine it with listen');
   const owner = isRoot() ? postgresUser() : null;
   const dir = mkdtempSync(join(tmpdir(), 'colony-debian-pg-'));
   const give = (path: string) => owner && chownSync(path, owner.uid, owner.gid);
@@ -149,7 +174,7 @@ export async function startDebianPostgres(options: DebianPostgresOptions = {}): 
       throw new Error(
         `initdb failed in ${dir}${owner ? " (as the 'postgres' OS user: it must be able to enter every folder above it)" : ''}: ${init.output.slice(-1500)}`,
       );
-    const serverOptions = ['-k', socket, '-c', 'listen_addresses=127.0.0.1'];
+    const serverOptions = ['-k', socket, '-c', `listen_addresses=${host}`];
     let certFile: string | null = null;
     if (options.tls) {
       const { cert, key } = await makeCert(dir);
@@ -163,25 +188,26 @@ export async function startDebianPostgres(options: DebianPostgresOptions = {}): 
         'local all all scram-sha-256\nhostssl all all 127.0.0.1/32 scram-sha-256\n',
       );
     }
+    if (options.allow?.length) {
+      const hba = join(data, 'pg_hba.conf');
+      const lines = options.allow.map((cidr) => `host all all ${cidr} scram-sha-256`);
+      writeFileSync(hba, `${readFileSync(hba, 'utf8').trimEnd()}\n${lines.join('\n')}\n`);
+    }
     // A port picked free can be taken before postgres binds it: pick again.
     let port = 0;
     let started: { ok: boolean; output: string } = { ok: false, output: '' };
+    const fixedPort = options.port ?? (options.netns ? 5432 : undefined);
     for (let attempt = 0; attempt < 3 && !started.ok; attempt++) {
-      port = await freePort();
+      port = fixedPort ?? (await freePort());
       const opts = [...serverOptions, '-p', String(port)].join(' ');
-      started = await runPg(join(bin, 'pg_ctl'), [
-        '-D',
-        data,
-        '-l',
-        log,
-        '-w',
-        '-t',
-        '60',
-        '-o',
-        opts,
-        'start',
-      ]);
-      if (!started.ok && !/could not bind|already in use/i.test(tail(log))) break;
+      started = await runPg(
+        join(bin, 'pg_ctl'),
+        ['-D', data, '-l', log, '-w', '-t', '60', '-o', opts, 'start'],
+        60_000,
+        options.netns,
+      );
+      if (!started.ok && (fixedPort !== undefined || !/could not bind|already in use/i.test(tail(log))))
+        break;
     }
     if (!started.ok) {
       const why = `postgres did not start (${started.output.slice(-500)}); log:\n${tail(log)}`;
@@ -190,7 +216,9 @@ export async function startDebianPostgres(options: DebianPostgresOptions = {}): 
     }
     const sslQuery = certFile ? `?sslmode=verify-full&sslrootcert=${encodeURIComponent(certFile)}` : '';
     const urlFor: DebianPostgres['urlFor'] = (database, who = { user: SUPERUSER, password }) =>
-      `postgres://${encodeURIComponent(who.user)}:${encodeURIComponent(who.password)}@127.0.0.1:${port}/${database}${sslQuery}`;
+      `postgres://${encodeURIComponent(who.user)}:${encodeURIComponent(who.password)}@${host}:${port}/${database}${sslQuery}`;
+    const socketUrlFor = (database: string) =>
+      `postgres://${encodeURIComponent(SUPERUSER)}:${encodeURIComponent(password)}@${encodeURIComponent(socket)}:${port}/${database}`;
     let stopped = false;
     const stopNow = async () => {
       if (stopped) return;
@@ -211,7 +239,10 @@ export async function startDebianPostgres(options: DebianPostgresOptions = {}): 
     };
     process.on('exit', onExit);
     const sql = async (text: string, database = 'postgres') => {
-      const client = new pg.Client({ connectionString: urlFor(database) });
+      // Over TCP when the server is on this process's loopback (as before; with TLS when asked),
+      // else over the Unix socket: a server in another network namespace is not on our loopback.
+      const connectionString = options.netns ? socketUrlFor(database) : urlFor(database);
+      const client = new pg.Client({ connectionString });
       client.on('error', () => {});
       await client.connect();
       try {
@@ -234,6 +265,7 @@ export async function startDebianPostgres(options: DebianPostgresOptions = {}): 
       user: SUPERUSER,
       password,
       urlFor,
+      socketUrlFor,
       sql,
       certFile,
       dir,
