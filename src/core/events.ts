@@ -148,7 +148,8 @@ export interface EventPayloads {
 
   // Integration queue — see docs/integration.md.
   'merge.requested': { mr: number; branch: string; commit: string; note: string };
-  'merge.landed': { mr: number; commit: string; mainBefore: string; batch: number[] };
+  /** `files`: the paths the landed commit changed (absent in logs from before 2026-12-04). */
+  'merge.landed': { mr: number; commit: string; mainBefore: string; batch: number[]; files?: string[] };
   'merge.rejected': {
     mr: number;
     reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error' | 'review_rejected';

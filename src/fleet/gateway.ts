@@ -121,14 +121,16 @@ async function fleetApi(req: IncomingMessage, res: ServerResponse, options: Gate
   if (url.searchParams.get('wait') !== '1' || status.status === 'done' || status.status === 'unknown')
     return json(res, 200, status);
   let timer: NodeJS.Timeout | undefined;
-  const waited = await Promise.race([
-    options.queue.outcome(mr).then(() => true),
-    new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), WAIT_MS);
+  // The outcome itself, as the queue resolved it (files, verify output): the log's record of a landing
+  // does not keep those, so reading the status again would answer a poorer result.
+  const outcome = await Promise.race([
+    options.queue.outcome(mr),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), WAIT_MS);
     }),
   ]);
   clearTimeout(timer);
-  return json(res, 200, waited ? await options.queue.status(mr) : status);
+  return json(res, 200, outcome ? { status: 'done', mr, result: outcome } : status);
 }
 
 function readJson(

@@ -63,12 +63,12 @@ export class Landing {
     const filesOf = applied.map((a) => changed.get(a.commit) ?? []);
     this.stats.landed += applied.length;
     await Promise.all(
-      applied.map(({ request, commit }) =>
+      applied.map(({ request, commit }, i) =>
         this.append({
           runId: this.options.runId,
           agent: request.agent,
           kind: 'merge.landed',
-          data: { mr: request.mr, commit, mainBefore, batch },
+          data: { mr: request.mr, commit, mainBefore, batch, files: filesOf[i] ?? [] },
         }),
       ),
     );
@@ -138,7 +138,7 @@ export class Landing {
       runId: this.options.runId,
       agent: request.agent,
       kind: 'merge.landed',
-      data: { mr: request.mr, commit, mainBefore, batch: [request.mr] },
+      data: { mr: request.mr, commit, mainBefore, batch: [request.mr], files },
     });
     this.resolve(request.mr, {
       status: 'landed',

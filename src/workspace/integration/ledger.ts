@@ -171,7 +171,7 @@ export function ignoredEvent(runId: string, decision: IgnoredDecision): EventInp
 /** A logged outcome as the answer to whoever waits for the request. */
 export function resultFromLog(outcome: OutcomeRecord, agentCommit: string): MergeRequestResult {
   if (outcome.kind === 'merge.landed') {
-    const { mr, commit, mainBefore, batch } = outcome.data;
+    const { mr, commit, mainBefore, batch, files } = outcome.data;
     return {
       status: 'landed',
       mr,
@@ -179,7 +179,7 @@ export function resultFromLog(outcome: OutcomeRecord, agentCommit: string): Merg
       agentCommit,
       mainBefore,
       batch,
-      files: [],
+      files: files ?? [],
       verify: '(landed elsewhere)',
     };
   }
