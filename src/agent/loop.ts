@@ -56,7 +56,9 @@ export type AgentStopReason =
   | 'aborted'
   | 'goal_met'
   | 'model_error'
-  | 'stop_condition';
+  | 'stop_condition'
+  /** An external agent CLI driving the loop (src/agent-cli/) exited with an error or failed to start. */
+  | 'cli_failed';
 
 export interface AgentOutcome {
   status: 'done' | 'failed' | 'stopped';
@@ -72,7 +74,7 @@ export interface AgentOutcome {
  * cause with status `succeeded`, see run/run-control.ts) ends its agents as done (`goal_met`), not
  * stopped: they did not fail to finish, there was nothing left to do.
  */
-function abortedOutcome(
+export function abortedOutcome(
   signal: AbortSignal | undefined,
   base: { steps: number; finalText: string },
 ): AgentOutcome {

@@ -31,6 +31,8 @@ export interface NewRunInput {
   approveMerges?: boolean;
   /** peers, orchestrated: run the agents (subagents' tasks) on fleet workers. */
   fleet?: RunSpec['fleet'];
+  /** peers: an external agent CLI drives the peers' loops. */
+  agentCli?: RunSpec['agentCli'];
 }
 
 export interface PreparedRun {
@@ -67,6 +69,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
       : {}),
     ...(input.topology === 'orchestrated' ? orchestratedFields(input) : {}),
     ...(input.fleet ? { fleet: input.fleet } : {}),
+    ...(input.agentCli ? { agentCli: input.agentCli } : {}),
     deadlineAt: new Date(Date.now() + (parseDurationMs(config.deadline) ?? 0)).toISOString(),
     repo: repo.topLevel,
     goal: input.goal,

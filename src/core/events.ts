@@ -62,6 +62,18 @@ export interface EventPayloads {
     tools: string[];
     maxSteps: number;
   };
+  /**
+   * An external agent CLI driving an agent's loop (src/agent-cli/): `started` (its pid), `session`
+   * (the CLI's session id, for resuming it after a crash), `exited` (its exit code).
+   */
+  'agent.cli': {
+    cli: string;
+    event: 'started' | 'session' | 'exited';
+    pid?: number;
+    sessionId?: string;
+    exitCode?: number | null;
+    detail?: string;
+  };
   'agent.finished': {
     status: 'done' | 'failed' | 'stopped';
     /** answered | max_steps | budget_usd | budget_tokens | aborted | model_error | stop_condition */

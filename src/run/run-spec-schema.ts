@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { PROFILE_NAMES } from '../agent/profiles.js';
-import { type RunSpec, TOPOLOGY_NAMES } from './run-spec.js';
+import { AGENT_CLI_KINDS, type RunSpec, TOPOLOGY_NAMES } from './run-spec.js';
 
 /** Raise when a stored spec's meaning changes; readers refuse versions they do not know. */
 export const RUN_SPEC_VERSION = 1;
@@ -56,6 +56,14 @@ export const runSpecSchema = z.strictObject({
   integrators: z.number().int().nonnegative().optional(),
   approveMerges: z.boolean().optional(),
   fleet: z.strictObject({ listen: z.string().optional(), advertiseUrl: z.string().optional() }).optional(),
+  agentCli: z
+    .strictObject({
+      kind: z.enum(AGENT_CLI_KINDS),
+      command: z.string().min(1).optional(),
+      agents: z.array(z.string().min(1)).optional(),
+    })
+    .refine((cli) => cli.kind !== 'cmd' || cli.command !== undefined, { message: 'cmd needs a command' })
+    .optional(),
   maxSteps: positiveInt,
   leadMaxSteps: positiveInt.optional(),
   subagentMaxSteps: positiveInt.optional(),

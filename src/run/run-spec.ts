@@ -10,6 +10,19 @@ import type { SandboxSetting } from '../sandbox/setting.js';
 export const TOPOLOGY_NAMES = ['solo', 'peers', 'workflow', 'orchestrated'] as const;
 export type TopologyName = (typeof TOPOLOGY_NAMES)[number];
 
+/** External agent CLIs a peer's loop can be driven by (src/agent-cli/, docs/agent-cli.md). */
+export const AGENT_CLI_KINDS = ['claude-code', 'codex', 'cmd'] as const;
+export type AgentCliKind = (typeof AGENT_CLI_KINDS)[number];
+
+/** peers: an external CLI drives these peers' loops instead of Colony's own loop. */
+export interface AgentCliSpec {
+  kind: AgentCliKind;
+  /** cmd: the command (run with `sh -c` in the agent's checkout); claude-code, codex: the binary. */
+  command?: string;
+  /** The peers it drives (default: every peer); the others run Colony's own loop. */
+  agents?: string[];
+}
+
 export interface RunSpec {
   runId: string;
   topology: TopologyName;
@@ -57,6 +70,8 @@ export interface RunSpec {
    * 127.0.0.1:0), reached by workers at `advertiseUrl` (default: the listening address).
    */
   fleet?: { listen?: string; advertiseUrl?: string };
+  /** peers: an external agent CLI drives the peers' loops (`--agent-cli`). */
+  agentCli?: AgentCliSpec;
   maxSteps: number;
   /** orchestrated: the lead's step cap (default: maxSteps) and a subagent's per task (default 100). */
   leadMaxSteps?: number;

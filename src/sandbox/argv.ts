@@ -25,6 +25,12 @@ export interface ContainOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** Variables Colony sets for this command. */
   extraEnv?: Readonly<Record<string, string>>;
+  /**
+   * More of the host in the sandbox (an external agent CLI's own config folder as its HOME, the
+   * install it runs from, the host server's socket): bound after the checkout, read-only unless
+   * `writable`.
+   */
+  binds?: readonly { source: string; dest: string; writable?: boolean }[];
 }
 
 export function containCommand(
@@ -42,6 +48,7 @@ export function containCommand(
     'ALL',
     ...systemMounts(),
     ...checkoutMounts(options.cwd, sandbox.writable),
+    ...(options.binds ?? []).flatMap((b) => [b.writable ? '--bind' : '--ro-bind', b.source, b.dest]),
     '--remount-ro',
     '/',
     '--clearenv',

@@ -8,8 +8,10 @@ import type { Coordination } from '../coord/index.js';
 import type { FinalRunStatus } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { FleetOwner } from '../fleet/owner.js';
+import type { Upstream } from '../model/catalog.js';
 import type { Message, Provider } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
+import type { RateGate } from '../run/rate-gate.js';
 import type { EndCause } from '../run/run-control.js';
 import type { RunSpec, TopologyName } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
@@ -49,6 +51,10 @@ export interface RunContext {
    */
   injectorFor(agent: string): () => Promise<Message[]>;
   setRunStatus(status: FinalRunStatus): Promise<void>;
+  /** The run's rate gate (the model proxy of external agent CLIs holds its slots too). */
+  gate?: RateGate;
+  /** A model's endpoint and real key (the run's model when omitted): what the model proxy forwards to. */
+  upstream?: (model?: string) => Upstream | undefined;
   /** Fleet runs (`spec.fleet`): hands agent sessions to workers; absent, agents run in this process. */
   fleet?: FleetOwner;
 }

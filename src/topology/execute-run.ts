@@ -163,6 +163,11 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
       signal: control.signal,
       endCause: () => control.cause,
       endRun: (cause) => control.end(cause),
+      gate,
+      upstream: (model) => {
+        const found = catalog.upstream(model);
+        return found.ok ? found.upstream : undefined;
+      },
       commandEnv: agentEnv(options.env),
       sandbox: sandbox.value,
       coord,

@@ -10,6 +10,9 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
+import { join } from 'node:path';
+import type { AgentCliAccess } from '../agent-cli/index.js';
+import { createRunSecret } from '../auth/index.js';
 import type { EventInput } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
@@ -28,6 +31,22 @@ const FLEET_GOAL_POLL_MS = 2000;
 
 export function peerNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `peer-${i + 1}`);
+}
+
+/**
+ * What in-process peers driven by an external CLI get: a token secret kept in this process's memory
+ * (a restarted run issues new tokens), the run's rate gate and model, config folders under the run.
+ */
+function agentCliAccess(ctx: RunContext, runFolder: string): AgentCliAccess {
+  const secret = createRunSecret();
+  const { gate, upstream } = ctx;
+  if (!gate || !upstream) throw new Error("external agent CLIs need the run's rate gate and models");
+  return {
+    secret: () => secret,
+    gate,
+    upstream: () => upstream(ctx.spec.model),
+    homesDir: join(runFolder, 'agent-cli'),
+  };
 }
 
 export const peersTopology: Topology = { name: 'peers', phases: peersPhases };
@@ -114,6 +133,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             reviewQueue: queue,
             integrators,
             onPeerEvent,
+            ...(spec.agentCli ? { agentCli: agentCliAccess(ctx, dir) } : {}),
           });
       const goal = verifier
         ? startGoalCheck({

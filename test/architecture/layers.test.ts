@@ -16,6 +16,7 @@ const LAYERS: string[][] = [
   ['run'],
   ['coord', 'workspace', 'workflow', 'proxy'],
   ['fleet', 'mcp'],
+  ['agent-cli'],
   ['topology'],
   ['report', 'server', 'worker'],
   ['dashboard', 'demo'],

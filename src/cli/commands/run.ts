@@ -1,5 +1,6 @@
 import { parseListen } from '../../fleet/listen.js';
 import { exitCodeFor } from '../../view/summary.js';
+import { agentCliFlags } from '../agent-cli-flags.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
@@ -44,6 +45,11 @@ never touched. The result is fetched into your repository as the branch colony/<
                        workers (see docs/fleet.md). Config: "workers": true
   --hub-listen ADDR    with --workers: where to serve the hub, HOST:PORT (default 127.0.0.1:0)
   --hub-url URL        with --workers: the URL workers reach it at (default: the listen address)
+  --agent-cli CLI      peers: an external agent CLI drives the peers' loops instead of Colony's own:
+                       claude-code, codex, or 'cmd:COMMAND' (any command; it gets COLONY_MCP_URL,
+                       COLONY_AGENT_TOKEN, the model proxy as ANTHROPIC_/OPENAI_BASE_URL, COLONY_GOAL,
+                       COLONY_SYSTEM_PROMPT). See docs/agent-cli.md
+  --agent-cli-peers P  with --agent-cli: only these peers (e.g. peer-2,peer-3); the others are built in
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
@@ -111,6 +117,8 @@ const OPTIONS = {
   'wait-for-slot': { type: 'boolean' },
   'no-wait': { type: 'boolean' },
   workers: { type: 'boolean' },
+  'agent-cli': { type: 'string' },
+  'agent-cli-peers': { type: 'string' },
   'hub-listen': { type: 'string' },
   'hub-url': { type: 'string' },
   config: { type: 'string' },
@@ -189,9 +197,16 @@ export async function runCommand(argv: string[]): Promise<number> {
     { integrators, approveMerges },
     process.env,
   );
+  const agentCli = agentCliFlags(
+    { ...values, workers: values.workers ?? loaded.config.workers },
+    topology.topology,
+    topology.agents,
+    process.env,
+  );
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
+      ...(agentCli ? { agentCli } : {}),
       repo: values.repo ?? process.cwd(),
       goal: values.goal,
       config: loaded.config,

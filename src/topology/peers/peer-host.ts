@@ -12,6 +12,7 @@ import type { AgentOutcome } from '../../agent/loop.js';
 import { runAgent } from '../../agent/loop.js';
 import { toolsForProfile } from '../../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../../agent/repo-summary.js';
+import { type AgentCliAccess, CliHost } from '../../agent-cli/index.js';
 import { type Coordination, createCoordinationTools } from '../../coord/index.js';
 import { type EventInput, isKind, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
@@ -79,6 +80,11 @@ export interface PeerHostOptions {
    * worker pushes the agent's work in progress there: a logged edit is never lost with its worker).
    */
   afterMutation?: (agent: string) => Promise<void>;
+  /**
+   * What peers driven by an external CLI (`spec.agentCli`) need: the token secret, the rate gate and
+   * models for the model proxy (src/agent-cli/). Absent: such a peer does not start.
+   */
+  agentCli?: AgentCliAccess;
 }
 
 export class PeerHost {
@@ -89,11 +95,22 @@ export class PeerHost {
   private readonly heartbeat: { stop(): void };
   private prefix: Promise<string> | null = null;
   private readonly template = loadPeerTemplate();
+  private readonly cliHost: CliHost | null;
 
   constructor(private readonly options: PeerHostOptions) {
     const { spec, coord, emit } = options;
     this.activity = trackActivity(options.log, options.onPeerEvent);
     this.log = this.activity.log;
+    // The proxy logs a CLI's model calls through the host's log: they count as the peer's activity.
+    this.cliHost = options.agentCli
+      ? new CliHost(options.agentCli, {
+          runId: spec.runId,
+          deadlineAt: spec.deadlineAt,
+          log: this.log,
+          budget: options.budget,
+          scrubber: options.scrubber,
+        })
+      : null;
     this.watchdog = startWatchdog(this.activity, spec.idleMs ?? DEFAULT_IDLE_MS, {
       working: () => [...this.live],
       async nudge(agent, idle) {
@@ -194,29 +211,53 @@ export class PeerHost {
         agent,
       );
     }
+    const cli = cliOf(spec, agent);
+    if (cli && !this.cliHost)
+      return {
+        agent,
+        started: false,
+        error: `${agent} is driven by ${cli.kind}, which this host cannot run`,
+      };
     this.live.add(agent);
+    const peerSignal = signal ? AbortSignal.any([this.options.signal, signal]) : this.options.signal;
     try {
-      const outcome = await runAgent(
-        {
-          runId: spec.runId,
-          name: agent,
-          profile: 'coder',
-          task: spec.goal,
-          system,
-          tools,
-          provider: this.options.provider,
-          maxSteps: spec.maxSteps,
-          stream: spec.stream,
-        },
-        {
-          log,
-          scrubber: this.options.scrubber,
-          budget: this.options.budget,
-          signal: signal ? AbortSignal.any([this.options.signal, signal]) : this.options.signal,
-          history,
-          beforeModelCall: this.options.injectorFor(agent),
-        },
-      );
+      // What drives the loop is the one difference between a built-in peer and a CLI-driven one.
+      const outcome =
+        cli && this.cliHost
+          ? await this.cliHost.drive({
+              cli,
+              agent,
+              goal: spec.goal,
+              system,
+              worktree,
+              tools: tools.filter((t) => !coderTools.includes(t)),
+              sandbox: this.options.sandbox,
+              baseEnv: this.options.commandEnv,
+              history,
+              signal: peerSignal,
+              messages: this.options.injectorFor(agent),
+            })
+          : await runAgent(
+              {
+                runId: spec.runId,
+                name: agent,
+                profile: 'coder',
+                task: spec.goal,
+                system,
+                tools,
+                provider: this.options.provider,
+                maxSteps: spec.maxSteps,
+                stream: spec.stream,
+              },
+              {
+                log,
+                scrubber: this.options.scrubber,
+                budget: this.options.budget,
+                signal: peerSignal,
+                history,
+                beforeModelCall: this.options.injectorFor(agent),
+              },
+            );
       return { agent, started: true, outcome };
     } finally {
       this.live.delete(agent);
@@ -258,6 +299,13 @@ export class PeerHost {
     })();
     return this.prefix;
   }
+}
+
+/** The external CLI that drives `agent`'s loop, if any (spec.agentCli: every peer or those named). */
+export function cliOf(spec: RunSpec, agent: string): RunSpec['agentCli'] | null {
+  const cli = spec.agentCli;
+  if (!cli) return null;
+  return !cli.agents || cli.agents.includes(agent) ? cli : null;
 }
 
 export function outcomeOf(event: StoredEvent<'agent.finished'>): AgentOutcome {

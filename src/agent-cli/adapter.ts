@@ -1,0 +1,65 @@
+/**
+ * What an adapter makes of one external CLI: the command line, its environment and files, what goes
+ * to its stdin, and how its stdout lines are read (session id, MCP connection, end of work).
+ */
+import { modelProxyEnv } from '../proxy/index.js';
+
+export interface AdapterInput {
+  agent: string;
+  goal: string;
+  /** The peer protocol prompt (the same a built-in peer gets). */
+  system: string;
+  /** The URLs as the CLI reaches them (inside the sandbox too). */
+  mcpUrl: string;
+  modelUrl: string;
+  /** The agent's token (scopes mcp and model). */
+  token: string;
+  /** HOME as the CLI sees it. */
+  home: string;
+  /** The same folder on the host: where the adapter's files are written. */
+  hostHome: string;
+  /** `--agent-cli cmd:<command>`'s command, or another binary for claude-code/codex. */
+  command?: string;
+  /** A session of this CLI logged by an earlier process (resumed after a crash). */
+  resumeSession?: string;
+  /** The names of Colony's tools served to the agent over MCP. */
+  colonyTools: string[];
+}
+
+/** What a line of the CLI's stdout tells the host. */
+export type LineSignal =
+  | { kind: 'session'; sessionId: string }
+  | { kind: 'fail'; reason: string }
+  | { kind: 'result'; ok: boolean; text: string; turns?: number }
+  | { kind: 'activity' };
+
+export interface CliLaunch {
+  argv: string[];
+  /** Set for the CLI beside the allow-listed base (PATH, LANG, TERM). */
+  env: Record<string, string>;
+  /** Files written before it starts (absolute host paths, mode 0600). */
+  files: { path: string; content: string }[];
+  /** Written to its stdin at start; null: its stdin is closed at once. */
+  input: string | null;
+  /** Reads one stdout line (absent: stdout is only kept as the output tail). */
+  readLine?: (line: string) => LineSignal | null;
+  /** A direct message as a stdin line (absent: the CLI takes none; it reads them with message_read). */
+  messageLine?: (text: string) => string;
+  /** Closes stdin after this signal (stream-json input: a CLI exits when its input ends). */
+  endInputOn?: LineSignal['kind'];
+}
+
+export type Adapter = (input: AdapterInput) => CliLaunch;
+
+/** The variables every adapter sets: the Colony endpoints, the agent's token, goal and prompt. */
+export function colonyEnv(input: AdapterInput): Record<string, string> {
+  return {
+    ...modelProxyEnv(input.modelUrl, input.token),
+    COLONY_MCP_URL: input.mcpUrl,
+    COLONY_AGENT_TOKEN: input.token,
+    COLONY_AGENT: input.agent,
+    COLONY_GOAL: input.goal,
+    COLONY_SYSTEM_PROMPT: input.system,
+    HOME: input.home,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * `--agent-cli claude-code`: Claude Code in print mode with stream-json in and out
+ * (`claude -p --output-format stream-json --verbose --input-format stream-json`), a strict MCP
+ * config naming only Colony's server (HTTP, the agent's token as Bearer), Colony's tools and its own
+ * file tools pre-approved, the peer prompt appended to its system prompt, its config folder its own
+ * (CLAUDE_CONFIG_DIR in the agent's HOME under the run folder, never the user's). Its model calls go
+ * to the proxy (ANTHROPIC_BASE_URL, the token as ANTHROPIC_API_KEY).
+ *
+ * Read from its stdout: the `system/init` event (the session id, kept for `--resume`; the colony MCP
+ * server must be `connected`, else the agent fails at once), every event as liveness, the `result`
+ * event (then its stdin is closed and it exits). A direct message is written to its stdin as a
+ * stream-json user message.
+ */
+import { join } from 'node:path';
+import { type Adapter, colonyEnv, type LineSignal } from './adapter.js';
+
+export const CLAUDE_CODE_PACKAGE = '@anthropic-ai/claude-code';
+export const CLAUDE_CODE_VERSION = '2.1.100';
+/** Claude Code's own tools an agent may use without asking (no web tools: the sandbox has no network). */
+export const CLAUDE_FILE_TOOLS = ['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'LS', 'Bash'];
+export const MCP_SERVER = 'colony';
+
+export const claudeCodeAdapter: Adapter = (input) => {
+  const mcpConfig = join(input.hostHome, 'colony-mcp.json');
+  const mcpConfigSeen = join(input.home, 'colony-mcp.json');
+  const allowed = [...input.colonyTools.map((name) => `mcp__${MCP_SERVER}__${name}`), ...CLAUDE_FILE_TOOLS];
+  const argv = [
+    input.command ?? 'claude',
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--input-format',
+    'stream-json',
+    '--mcp-config',
+    mcpConfigSeen,
+    '--strict-mcp-config',
+    '--append-system-prompt',
+    input.system,
+    '--allowedTools',
+    allowed.join(','),
+    ...(input.resumeSession ? ['--resume', input.resumeSession] : []),
+  ];
+  const config = {
+    mcpServers: {
+      [MCP_SERVER]: { type: 'http', url: input.mcpUrl, headers: { Authorization: `Bearer ${input.token}` } },
+    },
+  };
+  return {
+    argv,
+    env: {
+      ...colonyEnv(input),
+      CLAUDE_CONFIG_DIR: join(input.home, '.claude'),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      DISABLE_BUG_COMMAND: '1',
+      CLAUDE_CODE_DISABLE_TERMINAL_TITLE: '1',
+    },
+    files: [{ path: mcpConfig, content: `${JSON.stringify(config, null, 2)}\n` }],
+    input: userMessage(input.resumeSession ? RESUME_TEXT : input.goal),
+    readLine: readClaudeLine,
+    messageLine: userMessage,
+    endInputOn: 'result',
+  };
+};
+
+const RESUME_TEXT =
+  'Colony restarted you after a crash: go on with the goal where you left off (check your claims and merge requests first).';
+
+/** A stream-json user message (one line). */
+export function userMessage(text: string): string {
+  return `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } })}\n`;
+}
+
+/** One line of Claude Code's stream-json output. */
+export function readClaudeLine(line: string): LineSignal | null {
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (event.type === 'system' && event.subtype === 'init') {
+    const servers = Array.isArray(event.mcp_servers)
+      ? (event.mcp_servers as { name?: string; status?: string }[])
+      : [];
+    const colony = servers.find((s) => s.name === MCP_SERVER);
+    if (colony?.status !== 'connected')
+      return {
+        kind: 'fail',
+        reason: `Claude Code's MCP connection to Colony is not up (init event: ${colony ? `status ${colony.status}` : 'no colony server'})`,
+      };
+    return typeof event.session_id === 'string'
+      ? { kind: 'session', sessionId: event.session_id }
+      : { kind: 'activity' };
+  }
+  if (event.type === 'result') {
+    const text = typeof event.result === 'string' ? event.result : String(event.subtype ?? '');
+    return {
+      kind: 'result',
+      ok: event.is_error !== true && event.subtype === 'success',
+      text,
+      ...(typeof event.num_turns === 'number' ? { turns: event.num_turns } : {}),
+    };
+  }
+  return { kind: 'activity' };
+}
