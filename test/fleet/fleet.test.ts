@@ -229,7 +229,7 @@ describe('a fleet run whose owner dies', () => {
     owner.kill('SIGKILL');
     await ownerClosed;
     const resumed = await colony(['resume', runId, '--json'], { env: ownerEnv, timeoutMs: 180_000 });
-    if (resumed.code !== 0) console.log(resumed.stdout.slice(-3000), resumed.stderr.slice(-3000));
+    if (resumed.code !== 0) await explain(url, runId);
     expect(resumed.code).toBe(0);
     expect(lastJsonLine(resumed.stdout).status).toBe('succeeded');
     const events = await runEvents(url, runId);
@@ -328,4 +328,12 @@ async function runIdOf(url: string): Promise<string | null> {
     url.split('/').pop(),
   );
   return (res.rows[0]?.run_id as string | undefined) ?? null;
+}
+
+/** On a failure: the run's integration and fleet events, to say what went missing. */
+async function explain(url: string, runId: string): Promise<void> {
+  const interesting = /^(merge\.|worker\.|warning|run\.|agent\.(placed|finished))/;
+  for (const e of await runEvents(url, runId))
+    if (interesting.test(e.kind) || (e.kind === 'tool.finished' && /merge|release/.test(String(e.data.name))))
+      console.log(e.seq, e.agent, e.kind, JSON.stringify(e.data).slice(0, 240));
 }
