@@ -11,91 +11,66 @@
  *   idealMs = latency × (Σ over assigning lead turns of (1 + ⌈tasks/concurrency⌉ × taskSteps) + 1)
  * (N = 1,000, 1 turn, 2 steps, 1 s: 1 + 16 × 2 + 1 = 34 s).
  *
- * Usage: npm run bench -- orchestrated [--n 1000] [--latency-ms 1000] [--concurrency 64] [--task-steps 2]
+ * Usage: npm run bench -- orchestrated [--n 1000] [--latency-ms 1000] [--concurrency 64|n] [--task-steps 2]
  *        [--lead-turns 1] [--pool 10] [--sample-ms 200] [--home DIR] [--keep] [--cpu-prof FILE] [--trace]
+ *        [--workers K [--slots S]] [--postgres embedded|debian] [--max-connections M]
  * Prints one JSON line; keys are documented in bench/README.md. `--trace` prints, on stderr, how long
- * each event kind's append waited for its commit (see bench/lib/trace.ts).
+ * each event kind's append waited for its commit (see bench/lib/trace.ts). `--concurrency n` runs all
+ * N tasks at once (one wave).
+ *
+ * `--workers K` (the fleet, issue 13): `spec.fleet` is set, so each subagent task is a session on the
+ * fleet queue (workflow `<runId>/<agent>/<task>`) executed by one of K `colony worker` processes (S
+ * sessions each, default ⌈concurrency / K⌉) on a throwaway Debian Postgres; the lead stays in this
+ * process (the owner). Subagents' calls are then seen at the model server (its spans, server side);
+ * workers' CPU and RSS count in the figures; dispatch latency is enqueue → the task's first call.
+ * For the in-process side of a comparison, `--postgres debian` runs on the same kind of server.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance as perf } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { recordNewRun } from '../src/cli/new-run.js';
 import { newRunId } from '../src/core/ids.js';
 import { createProvider } from '../src/model/index.js';
 import type { ModelRecord, Provider } from '../src/model/types.js';
 import type { RunSpec } from '../src/run/run-spec.js';
-import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { executeRun } from '../src/topology/execute-run.js';
 import { computeMetrics } from '../src/view/metrics.js';
 import { parseBenchArgs } from './lib/args.js';
+import { openBenchDatabase, parseDatabaseKind } from './lib/bench-db.js';
+import { BenchCleanup } from './lib/cleanup.js';
+import { dispatchFigures, quantile, type SessionRow, sessionRows } from './lib/dispatch.js';
 import { makeFixtureRepo } from './lib/fixture-repo.js';
-import { cachedTree, type ProcStat, RssSampler, readProcStat } from './lib/proc.js';
+import { type BenchFleet, startFleet } from './lib/fleet.js';
+import { startModelServer } from './lib/model-server.js';
+import { allProcStats, cachedTree, type ProcStat, RssSampler, treeCpuMs } from './lib/proc.js';
 import { startProfile } from './lib/profile.js';
+import { progress } from './lib/progress.js';
 import { createTrace } from './lib/trace.js';
 
 const MB = 1024 * 1024;
+/** Placeholder key sent to the model server (a local endpoint needs none; never a real key). */
+const BENCH_KEY = 'bench-not-a-secret';
 
-function postmasterPid(home: string): number | null {
-  try {
-    const pid = Number(readFileSync(join(embeddedPaths(home).data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The fake provider in its own process, answering with the orchestrated policy (stateless: the plan is
- * in the goal), so its CPU stays off this event loop. Inline module: no scenario registry edit needed.
- */
-function startOrchestratedServer(
-  distRoot: string,
-  latencyMs: number,
-): Promise<{ url: string; stop(): void }> {
-  const server = pathToFileURL(join(distRoot, 'test', 'fake-provider', 'server.js')).href;
-  const policy = pathToFileURL(join(distRoot, 'src', 'demo', 'orchestrated-policy.js')).href;
-  const code = `
-    const { startFakeProvider } = await import(${JSON.stringify(server)});
-    const { orchestratedPolicy } = await import(${JSON.stringify(policy)});
-    const fake = await startFakeProvider({ policy: orchestratedPolicy(), latencyMs: ${latencyMs}, record: false });
-    process.stdout.write(JSON.stringify({ url: fake.url }) + '\\n');
-    process.on('SIGTERM', () => fake.close().then(() => process.exit(0)));`;
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', code], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const newline = buffered.indexOf('\n');
-      if (newline < 0) return;
-      const { url } = JSON.parse(buffered.slice(0, newline)) as { url: string };
-      resolve({ url, stop: () => child.kill('SIGTERM') });
-    });
-    child.once('exit', (code) => reject(new Error(`fake server exited early (code ${code})`)));
-    child.once('error', reject);
-  });
-}
-
-/** Records when each agent's model calls leave and come back (client side), by system prompt. */
+/** One model call: when it left and came back (client side) or arrived and was answered (server side), epoch ms. */
 interface CallSpan {
   agent: string;
   start: number;
   end: number;
 }
 
+const epochNow = () => performance.timeOrigin + performance.now();
+
+/** Records when each agent's model calls leave and come back (client side), by system prompt. */
 function observed(inner: Provider, spans: CallSpan[]): Provider {
   return {
     model: inner.model,
     async call(request, options) {
       const agent = /You are subagent "([^"]+)"/.exec(request.system)?.[1] ?? 'lead';
-      const start = performance.now();
+      const start = epochNow();
       const result = await inner.call(request, options);
-      spans.push({ agent, start, end: performance.now() });
+      spans.push({ agent, start, end: epochNow() });
       return result;
     },
   };
@@ -109,15 +84,33 @@ async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   const n = args.number('n', 1000);
   const latencyMs = args.number('latency-ms', 1000);
-  const concurrency = args.number('concurrency', 64);
+  // `--concurrency n`: as many slots as tasks (all N at once, one wave).
+  const concurrency = args.numberOrAll('concurrency', 64, n);
   const taskSteps = args.number('task-steps', 2);
   const leadTurns = Math.max(1, Math.min(n, args.number('lead-turns', 1)));
   const poolSize = args.number('pool', 10);
   const sampleMs = args.number('sample-ms', 200);
   const profileFile = args.string('cpu-prof');
+  const workers = args.number('workers', 0);
+  if (!Number.isInteger(workers) || workers < 0)
+    throw new Error(`--workers must be 0 or more, not ${workers}`);
+  const fleetRun = workers > 0;
+  const slots = args.number('slots', Math.ceil(concurrency / Math.max(1, workers)));
+  const dbKind = parseDatabaseKind(args.string('postgres'), fleetRun ? 'debian' : 'embedded');
+  if (fleetRun && dbKind !== 'debian')
+    throw new Error('--workers needs --postgres debian (the default with it)');
+  const say = progress('orchestrated');
+  const cleanup = new BenchCleanup();
+  cleanup.installSignalHandlers();
   const scratch = mkdtempSync(join(tmpdir(), 'colony-orch-bench-'));
+  if (!args.flag('keep')) {
+    const forget = cleanup.guardFolder(scratch);
+    cleanup.defer('scratch folder', () => {
+      rmSync(scratch, { recursive: true, force: true });
+      forget();
+    });
+  }
   const home = args.string('home') ?? join(scratch, 'home');
-  const distRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
   // The plan: N tasks `sK:steps`, split into `leadTurns` lead responses ('/' separates them).
   const perTurn = Math.ceil(n / leadTurns);
@@ -130,12 +123,18 @@ async function main(): Promise<void> {
   const waveCounts = turns.map((turn) => Math.ceil(turn.split(',').length / concurrency));
   const idealMs = latencyMs * (waveCounts.reduce((sum, waves) => sum + 1 + waves * taskSteps, 0) + 1);
 
-  const fake = await startOrchestratedServer(distRoot, latencyMs);
-  let store: Store | null = null;
   try {
-    store = await openStore({ home, quiet: true, databaseUrl: '', poolSize });
-    const pm = postmasterPid(home);
-    if (pm === null) throw new Error('cannot find the embedded Postgres postmaster pid');
+    const fake = await startModelServer({ policy: 'orchestrated', latencyMs, cleanup });
+    const db = await openBenchDatabase({
+      kind: dbKind,
+      home,
+      poolSize,
+      cleanup,
+      maxConnections: args.number('max-connections', 400),
+    });
+    const { store } = db;
+    const pm = db.postmaster;
+    say(`${dbKind} Postgres ready`);
     const repo = makeFixtureRepo(join(scratch, 'repo'));
     const model: ModelRecord = {
       id: 'openai-chat:fake',
@@ -164,24 +163,62 @@ async function main(): Promise<void> {
       modelTimeoutMs: 120_000,
       maxRetries: 4,
       bashTimeoutS: 60,
+      ...(fleetRun ? { fleet: {} } : {}),
     };
     await recordNewRun(store, spec);
-    const spans: CallSpan[] = [];
+    const clientSpans: CallSpan[] = [];
     const trace = args.flag('trace') ? createTrace() : null;
     if (trace) trace.watchLog(store.log);
     const provider = observed(
-      createProvider(model, { apiKey: 'bench-not-a-secret', timeoutMs: 120_000, maxRetries: 4 }),
-      spans,
+      createProvider(model, { apiKey: BENCH_KEY, timeoutMs: 120_000, maxRetries: 4 }),
+      clientSpans,
     );
+    const fleet: BenchFleet | null = fleetRun
+      ? await startFleet({
+          count: workers,
+          slots,
+          databaseUrl: db.url as string,
+          dir: join(scratch, 'workers'),
+          env: { OPENAI_API_KEY: BENCH_KEY },
+          cleanup,
+        })
+      : null;
+    if (fleet) say(`${workers} worker(s) of ${slots} slot(s) joined`);
+    const workerPids = new Set(fleet?.workers.map((w) => w.pid) ?? []);
 
-    // New backends are found every 5 s (a /proc scan costs ~1 ms per process, on this event loop).
-    const postgresProcs = cachedTree(pm, 5000);
-    const rss = new RssSampler((): ProcStat[] => {
-      const self = readProcStat(process.pid);
-      return [...(self ? [self] : []), ...postgresProcs()];
-    });
+    // New backends are found every 5 s (a /proc scan costs ~1 ms per process, on this event loop):
+    // the postmaster and its backends, this process and its launchers (core/launcher.ts: its Node
+    // children other than the workers, the model server and the reaper), the workers and theirs.
+    const tree = cachedTree([pm, process.pid, ...workerPids], 5000);
+    const isLauncher = (s: ProcStat) =>
+      s.ppid === process.pid &&
+      s.comm === 'node' &&
+      !workerPids.has(s.pid) &&
+      s.pid !== fake.pid &&
+      s.pid !== cleanup.reaperPid;
+    const rss = new RssSampler(
+      (): ProcStat[] => {
+        const stats = tree();
+        const own = stats.filter(
+          (s) => s.pid === process.pid || s.pid === pm || s.ppid === pm || isLauncher(s),
+        );
+        return fleet ? [...own, ...fleet.procs(stats)] : own;
+      },
+      (s) =>
+        s.pid === pm || s.ppid === pm
+          ? 'postgres'
+          : workerPids.has(s.pid) || workerPids.has(s.ppid)
+            ? 'workers'
+            : s.pid === process.pid
+              ? 'owner'
+              : 'launchers',
+    );
     const profiler = profileFile ? await startProfile(profileFile) : null;
     rss.start(sampleMs);
+    const before = allProcStats();
+    const workerCpuBefore = fleet?.cpuMs(before) ?? 0;
+    const pgCpuBefore = treeCpuMs(pm, before);
+    const launcherCpuBefore = before.filter(isLauncher).reduce((sum, l) => sum + l.cpuMs, 0);
     const cpuBefore = process.cpuUsage();
     const eluBefore = perf.eventLoopUtilization();
     const t0 = performance.now();
@@ -189,23 +226,36 @@ async function main(): Promise<void> {
       store,
       spec,
       provider,
-      env: { ...process.env, OPENAI_API_KEY: 'bench-not-a-secret' },
+      env: { ...process.env, OPENAI_API_KEY: BENCH_KEY },
       signal: new AbortController().signal,
       resumed: false,
     });
     const runMs = performance.now() - t0;
+    say(`run ended in ${(runMs / 1000).toFixed(1)} s`);
     await profiler?.stop();
     const cpu = process.cpuUsage(cpuBefore);
     const elu = perf.eventLoopUtilization(eluBefore).utilization;
+    const after = allProcStats();
+    const workerCpuMs = fleet ? fleet.cpuMs(after) - workerCpuBefore : 0;
+    const pgCpuMs = treeCpuMs(pm, after) - pgCpuBefore;
+    const launcherCpuMs = after.filter(isLauncher).reduce((sum, l) => sum + l.cpuMs, 0) - launcherCpuBefore;
     rss.stop();
-    if (!result.ok) throw new Error(result.error);
+    if (!result.ok) throw new Error(fleet ? `${result.error}\nworkers:\n${fleet.tails()}` : result.error);
 
-    // Makespan: the lead's first request leaving → its final answer back (prepare/finalize apart).
-    const lead = spans.filter((s) => s.agent === 'lead').sort((a, b) => a.start - b.start);
-    const firstLead = lead[0];
-    const lastLead = lead.at(-1);
+    // Makespan: the lead's first request leaving → its final answer back (prepare/finalize apart),
+    // client side: the lead runs in this process in both modes.
+    const clientLead = clientSpans.filter((s) => s.agent === 'lead').sort((a, b) => a.start - b.start);
+    const firstLead = clientLead[0];
+    const lastLead = clientLead.at(-1);
     if (!firstLead || !lastLead) throw new Error('the lead made no model call');
     const makespanMs = lastLead.end - firstLead.start;
+
+    // The rest compares the lead's and subagents' calls on one clock. In this process, the client's
+    // spans; on a fleet the subagents' calls are made by the workers, so all spans are the model
+    // server's (arrival → answer ready, its clock).
+    const observedAtServer = await fake.observed();
+    const spans: CallSpan[] = fleet ? observedAtServer.spans : clientSpans;
+    const lead = spans.filter((s) => s.agent === 'lead').sort((a, b) => a.start - b.start);
 
     // Start overhead: each subagent's first request vs. the moment its start could go. The first
     // `concurrency` starts of a lead turn could go when that turn's response came back; each later
@@ -269,7 +319,22 @@ async function main(): Promise<void> {
       [spec.runId],
     );
     const events = Number(counted.rows[0]?.events ?? 0);
-    const metrics = computeMetrics(await store.log.read(spec.runId));
+    const runEvents = await store.log.read(spec.runId);
+    const metrics = computeMetrics(runEvents);
+    // Fleet: each task a session on the queue (`<runId>/<agent>/<task>`), run by a worker.
+    const tasksAssigned = runEvents.filter((e) => e.kind === 'task.assigned').length;
+    const sessions: SessionRow[] = fleet && db.url ? await sessionRows(db.url, spec.runId) : [];
+    const dispatch = fleet ? dispatchFigures(sessions, observedAtServer.spans) : null;
+    const placedByWorker: Record<string, number> = {};
+    for (const e of runEvents)
+      if (e.kind === 'agent.placed') placedByWorker[e.data.worker] = (placedByWorker[e.data.worker] ?? 0) + 1;
+    const onWorkers =
+      tasksAssigned > 0 &&
+      sessions.filter((row) => row.task !== null && row.status === 'SUCCESS').length === tasksAssigned;
+    if (fleet && !onWorkers)
+      process.stderr.write(
+        `bench orchestrated: ${tasksAssigned} task(s) assigned, ${sessions.length} fleet session(s): the tasks did not run on the workers (is orchestrated on the fleet in this build? src/topology/orchestrated)\n`,
+      );
     const r = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
     const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
     console.log(
@@ -278,6 +343,22 @@ async function main(): Promise<void> {
         latencyMs,
         concurrency,
         taskSteps,
+        postgres: dbKind,
+        workers,
+        ...(fleet
+          ? {
+              slots,
+              sessions: sessions.length,
+              placedByWorker,
+              dispatchP50Ms: r(quantile(dispatch?.dispatchMs ?? [], 0.5), 1),
+              dispatchP99Ms: r(quantile(dispatch?.dispatchMs ?? [], 0.99), 1),
+              dispatchMaxMs: r(quantile(dispatch?.dispatchMs ?? [], 1), 1),
+              dispatchMeasured: dispatch?.measured ?? 0,
+              dequeueP50Ms: quantile(dispatch?.dequeueMs ?? [], 0.5),
+              dequeueP99Ms: quantile(dispatch?.dequeueMs ?? [], 0.99),
+              spans: 'server',
+            }
+          : { spans: 'client' }),
         leadTurns: turns.length,
         waves: waveCounts.reduce((a, b) => a + b, 0),
         makespanMs: Math.round(makespanMs),
@@ -296,7 +377,25 @@ async function main(): Promise<void> {
         leadGapMsMax: r(Math.max(0, ...leadGaps), 1),
         peakRssMB: r(rss.peakBytes / MB, 1),
         peakNodeRssMB: r((rss.peakByPid.get(process.pid) ?? 0) / MB, 1),
+        // Postgres's summed RSS grows with its backends (each counts the shared pages it touched).
+        postgresProcsMax: rss.mostProcsByGroup.get('postgres') ?? 0,
+        // Each group's own peak of summed RSS (they need not peak together; shared memory counts per process).
+        peakRssByGroupMB: Object.fromEntries(
+          [...rss.peakByGroup].map(([group, bytes]) => [group, r(bytes / MB, 1)]),
+        ),
+        ...(fleet
+          ? {
+              peakWorkerRssMB: r(
+                Math.max(0, ...fleet.workers.map((w) => rss.peakByPid.get(w.pid) ?? 0)) / MB,
+                1,
+              ),
+            }
+          : {}),
         nodeCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+        launcherCpuMs,
+        workerCpuMs,
+        pgCpuMs,
+        colonyCpuMs: Math.round((cpu.user + cpu.system) / 1000 + launcherCpuMs + workerCpuMs + pgCpuMs),
         eventLoopBusy: r(elu, 2),
         events,
         status: result.summary.status,
@@ -304,14 +403,15 @@ async function main(): Promise<void> {
         criticalSteps: metrics.criticalSteps,
         totalSteps: metrics.totalSteps,
         parallelism: r(metrics.parallelism, 2),
+        tasksAssigned,
         modelCalls: spans.length,
-        note: `peakRssMB sums this node process and the embedded Postgres (postmaster ${pm} and its backends); the fake server is its own process; host ${hostname()}`,
+        ...(fleet ? { checks: { onWorkers }, ok: onWorkers && result.summary.status === 'succeeded' } : {}),
+        note: `peakRssMB sums this node process, its launchers, the ${dbKind} Postgres (postmaster ${pm} and its backends)${fleet ? ' and every worker with its launchers' : ''}; the model server is its own process and not counted; host ${hostname()}`,
       }),
     );
   } finally {
-    await store?.close();
-    fake.stop();
-    if (!args.flag('keep')) rmSync(scratch, { recursive: true, force: true });
+    await cleanup.run();
+    say('cleaned up');
   }
 }
 

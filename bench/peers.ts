@@ -11,12 +11,21 @@
  * Usage: npm run bench -- peers [--n 1000] [--files N] [--latency-ms 1000] [--concurrency 64]
  *        [--mode claims|board] [--home DIR] [--keep] [--sample-ms 250] [--sandbox off|on]
  *        [--merge-check trivial|tests] [--cpu-prof FILE] (diagnosis: a CPU profile of executeRun)
+ *        [--workers K [--slots S]] [--model-server] [--postgres embedded|debian] [--max-connections M]
  *
  * `--mode` (bench/lib/peers-policy.ts): `claims` (default) finds work by grep + free-form claims;
  * `board` through the task board (one peer adds a task per broken file, the others claim_next).
+ *
+ * `--workers K` (the fleet, issue 13): the same run with `spec.fleet` set, its peers executed by K
+ * `colony worker` processes (S sessions each, default ⌈concurrency / K⌉) on a throwaway Debian
+ * Postgres; this process is the owner (hub, merge queue, gateway). The model is then the model server
+ * (bench/lib/model-server-main.ts, the same policy over HTTP in its own process: workers are other
+ * processes); `--model-server` does the same for an in-process run. Workers' CPU and RSS count in the
+ * figures; dispatch latency (enqueue → first model call) is measured per session. With `--keep` and a
+ * Debian Postgres (which goes with the benchmark) the run's events are written to the scratch folder.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordNewRun } from '../src/cli/new-run.js';
@@ -24,30 +33,26 @@ import { checkGrantHistory } from '../src/coord/grant-history.js';
 import type { EventKind, StoredEvent } from '../src/core/events.js';
 import { runDir } from '../src/core/home.js';
 import { newRunId } from '../src/core/ids.js';
-import { createScriptedProvider } from '../src/model/index.js';
-import type { ModelRequest, Provider } from '../src/model/types.js';
+import { createProvider, createScriptedProvider } from '../src/model/index.js';
+import type { ModelRecord, ModelRequest, Provider } from '../src/model/types.js';
 import type { RunSpec } from '../src/run/run-spec.js';
-import { embeddedPaths, openStore, type Store } from '../src/store/index.js';
 import { executeRun } from '../src/topology/execute-run.js';
 import { parseBenchArgs } from './lib/args.js';
+import { openBenchDatabase, parseDatabaseKind } from './lib/bench-db.js';
+import { BenchCleanup } from './lib/cleanup.js';
+import { coordinationChars } from './lib/coordination-share.js';
+import { dispatchFigures, quantile, sessionRows } from './lib/dispatch.js';
 import { commitFixture } from './lib/fixture-repo.js';
+import { type BenchFleet, startFleet } from './lib/fleet.js';
+import { type ModelServer, startModelServer } from './lib/model-server.js';
 import { fileName, type PeersBenchMode, peersBenchPolicy } from './lib/peers-policy.js';
-import { cachedTree, type ProcStat, RssSampler } from './lib/proc.js';
+import { allProcStats, cachedTree, type ProcStat, RssSampler, treeCpuMs } from './lib/proc.js';
 import { startProfile } from './lib/profile.js';
+import { progress } from './lib/progress.js';
 
 const MB = 1024 * 1024;
-const COORDINATION_TOOLS = new Set([
-  'context_read',
-  'context_post',
-  'context_unfold',
-  'message_send',
-  'message_read',
-  'claim',
-  'release',
-  'claim_next',
-  'tasks_add',
-  'tasks_ready',
-]);
+/** Placeholder key sent to the model server (a local endpoint needs none; never a real key). */
+const BENCH_KEY = 'bench-not-a-secret';
 
 /**
  * `--merge-check tests`: a node:test suite the merge check runs on every candidate (~1 s here): each
@@ -85,24 +90,9 @@ function measuringProvider(inner: Provider, chars: { coordination: number; total
   return {
     model: inner.model,
     call(request: ModelRequest, options) {
-      let coordination = 0;
-      let total = request.system.length;
-      for (const message of request.messages) {
-        if (message.role === 'assistant') {
-          for (const c of message.toolCalls) {
-            const size = c.name.length + c.arguments.length;
-            total += size;
-            if (COORDINATION_TOOLS.has(c.name)) coordination += size;
-          }
-          total += message.content.length;
-        } else {
-          total += message.content.length;
-          if (message.role === 'tool' && COORDINATION_TOOLS.has(message.name))
-            coordination += message.content.length;
-        }
-      }
-      chars.coordination += coordination;
-      chars.total += total;
+      const counted = coordinationChars(request);
+      chars.coordination += counted.coordination;
+      chars.total += counted.total;
       return inner.call(request, options);
     },
   };
@@ -141,13 +131,54 @@ async function main(): Promise<void> {
     throw new Error(`--merge-check must be trivial or tests, not ${mergeCheck}`);
   const mode = (args.string('mode') ?? 'claims') as PeersBenchMode;
   if (mode !== 'claims' && mode !== 'board') throw new Error(`--mode must be claims or board, not ${mode}`);
+  const workers = args.number('workers', 0);
+  if (!Number.isInteger(workers) || workers < 0)
+    throw new Error(`--workers must be 0 or more, not ${workers}`);
+  const fleetRun = workers > 0;
+  const slots = args.number('slots', Math.ceil(concurrency / Math.max(1, workers)));
+  // Workers are other processes: they reach the model over HTTP, and the database over TCP.
+  const overHttp = fleetRun || args.flag('model-server');
+  const dbKind = parseDatabaseKind(args.string('postgres'), fleetRun ? 'debian' : 'embedded');
+  if (fleetRun && dbKind !== 'debian')
+    throw new Error('--workers needs --postgres debian (the default with it)');
+  const say = progress('peers');
+  const cleanup = new BenchCleanup();
+  cleanup.installSignalHandlers();
   const scratch = mkdtempSync(join(tmpdir(), 'colony-bench-peers-'));
+  if (!args.flag('keep')) {
+    const forget = cleanup.guardFolder(scratch);
+    cleanup.defer('scratch folder', () => {
+      rmSync(scratch, { recursive: true, force: true });
+      forget();
+    });
+  }
   const home = args.string('home') ?? join(scratch, 'home');
-  let store: Store | null = null;
   try {
-    store = await openStore({ home, quiet: true, databaseUrl: '', poolSize: 16 });
-    const pm = Number(readFileSync(join(embeddedPaths(home).data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const db = await openBenchDatabase({
+      kind: dbKind,
+      home,
+      poolSize: 16,
+      cleanup,
+      maxConnections: args.number('max-connections', 400),
+    });
+    const { store } = db;
+    say(`${dbKind} Postgres ready`);
+    const pm = db.postmaster;
+    const server: ModelServer | null = overHttp
+      ? await startModelServer({ policy: `peers-${mode}`, latencyMs, promptCache: true, cleanup })
+      : null;
     const repo = syntheticRepo(join(scratch, 'repo'), files, mergeCheck === 'tests');
+    const httpModel: ModelRecord | null = server
+      ? {
+          id: 'openai-chat:fake',
+          protocol: 'openai-chat',
+          name: 'fake',
+          baseUrl: server.url,
+          contextWindow: 1_000_000,
+          maxOutput: 8_192,
+          prices: null,
+        }
+      : null;
     const spec: RunSpec = {
       runId: newRunId(),
       topology: 'peers',
@@ -157,8 +188,9 @@ async function main(): Promise<void> {
       goal: `Fix every file under files/: none may say "broken". There are ${files} independent files; claim one at a time.`,
       baseRef: 'HEAD',
       baseCommit: repo.commit,
-      model: 'scripted',
-      customModels: [],
+      ...(httpModel
+        ? { model: httpModel.id, baseUrl: httpModel.baseUrl, customModels: [httpModel] }
+        : { model: 'scripted', customModels: [] }),
       verify: '! grep -rq broken files',
       mergeVerify: mergeCheck === 'tests' ? 'node --test test/' : 'test -d files',
       idleMs: 30 * 60_000,
@@ -167,7 +199,8 @@ async function main(): Promise<void> {
       profile: 'coder',
       stream: false,
       modelTimeoutMs: 120_000,
-      maxRetries: 0,
+      // The in-process scripted model never fails; over HTTP a dropped connection is retried.
+      maxRetries: httpModel ? 4 : 0,
       bashTimeoutS: 60,
       sandbox: {
         enabled: sandboxed,
@@ -175,41 +208,89 @@ async function main(): Promise<void> {
         passEnv: [],
         ...(sandboxed ? {} : { offReason: 'bench' }),
       },
+      ...(fleetRun ? { fleet: {} } : {}),
     };
     await recordNewRun(store, spec);
     const chars = { coordination: 0, total: 0 };
-    const provider = measuringProvider(
-      createScriptedProvider(peersBenchPolicy(mode), { latencyMs, promptCache: true }),
-      chars,
-    );
+    const provider = httpModel
+      ? createProvider(httpModel, { apiKey: BENCH_KEY, timeoutMs: 120_000, maxRetries: 4 })
+      : measuringProvider(
+          createScriptedProvider(peersBenchPolicy(mode), { latencyMs, promptCache: true }),
+          chars,
+        );
+    const fleet: BenchFleet | null = fleetRun
+      ? await startFleet({
+          count: workers,
+          slots,
+          databaseUrl: db.url as string,
+          dir: join(scratch, 'workers'),
+          env: { OPENAI_API_KEY: BENCH_KEY },
+          cleanup,
+        })
+      : null;
+    if (fleet) say(`${workers} worker(s) of ${slots} slot(s) joined`);
+    const workerPids = new Set(fleet?.workers.map((w) => w.pid) ?? []);
     // One /proc scan every 2 s (with thousands of git processes a scan is costly, and it runs in the
-    // measured process): the postmaster and its backends, this process and its children.
-    const tree = cachedTree([pm, process.pid], 2000);
-    // This process's children that are Node: the launchers (core/launcher.ts) that start its git.
-    const isLauncher = (s: ProcStat) => s.ppid === process.pid && s.comm === 'node';
+    // measured process): the postmaster and its backends, this process, its workers and children.
+    const tree = cachedTree([pm, process.pid, ...workerPids], 2000);
+    // This process's children that are Node: the launchers (core/launcher.ts) that start its git
+    // (not the workers, nor the model server and the reaper, which are not Colony).
+    const isLauncher = (s: ProcStat) =>
+      s.ppid === process.pid &&
+      s.comm === 'node' &&
+      !workerPids.has(s.pid) &&
+      s.pid !== server?.pid &&
+      s.pid !== cleanup.reaperPid;
     const launchers = () => tree().filter(isLauncher);
-    const rss = new RssSampler((): ProcStat[] =>
-      tree().filter((s) => s.pid === process.pid || s.pid === pm || s.ppid === pm || isLauncher(s)),
+    const rss = new RssSampler(
+      (): ProcStat[] => {
+        const stats = tree();
+        const own = stats.filter(
+          (s) => s.pid === process.pid || s.pid === pm || s.ppid === pm || isLauncher(s),
+        );
+        return fleet ? [...own, ...fleet.procs(stats)] : own;
+      },
+      (s) =>
+        s.pid === pm || s.ppid === pm
+          ? 'postgres'
+          : workerPids.has(s.pid) || workerPids.has(s.ppid)
+            ? 'workers'
+            : s.pid === process.pid
+              ? 'owner'
+              : 'launchers',
     );
     rss.start(sampleMs);
     const profiler = profileFile ? await startProfile(profileFile) : null;
+    const before = allProcStats();
+    const workerCpuBefore = fleet?.cpuMs(before) ?? 0;
+    const pgCpuBefore = treeCpuMs(pm, before);
     const cpuBefore = process.cpuUsage();
     const t0 = performance.now();
     const result = await executeRun({
       store,
       spec,
       provider,
-      env: process.env,
+      env: { ...process.env, OPENAI_API_KEY: BENCH_KEY },
       signal: new AbortController().signal,
       resumed: false,
     });
     const wallMs = performance.now() - t0;
+    say(`run ended in ${(wallMs / 1000).toFixed(1)} s`);
     const cpu = process.cpuUsage(cpuBefore);
+    const after = allProcStats();
+    const workerCpuMs = fleet ? fleet.cpuMs(after) - workerCpuBefore : 0;
+    const pgCpuMs = treeCpuMs(pm, after) - pgCpuBefore;
     await profiler?.stop();
     rss.stop();
-    if (!result.ok) throw new Error(result.error);
+    if (!result.ok) throw new Error(fleet ? `${result.error}\nworkers:\n${fleet.tails()}` : result.error);
 
     const events = await store.log.read(spec.runId);
+    if (args.flag('keep') && db.kind === 'debian') {
+      // The Debian Postgres goes with the benchmark: keep the run's log for a look afterwards.
+      const file = join(scratch, 'events.jsonl');
+      writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n'));
+      process.stderr.write(`bench peers: the run's events are in ${file}\n`);
+    }
     const of = <K extends EventKind>(kind: K) => events.filter((e) => e.kind === kind) as StoredEvent<K>[];
     const at = (e: StoredEvent) => Date.parse(e.ts);
 
@@ -267,6 +348,19 @@ async function main(): Promise<void> {
     );
     const tokens = result.summary.tokens;
     const verified = await store.log.verify(spec.runId);
+
+    // The model server's view (over HTTP): every call's span, and the coordination share there.
+    const observed = server ? await server.observed() : null;
+    if (observed) Object.assign(chars, observed.chars);
+    // Fleet: where the sessions ran, and each one's enqueue → its first model call.
+    const placed = of('agent.placed');
+    const placedAgents = new Set(placed.map((e) => e.agent));
+    const placedByWorker: Record<string, number> = {};
+    for (const e of placed) placedByWorker[e.data.worker] = (placedByWorker[e.data.worker] ?? 0) + 1;
+    const dispatch =
+      fleet && observed && db.url
+        ? dispatchFigures(await sessionRows(db.url, spec.runId), observed.spans)
+        : null;
     const checks = {
       onePatchPerFile: filesWithOnePatch === files && extraPatches === 0,
       // Free-form claims must meet real contention; the board hands each task out once.
@@ -275,6 +369,8 @@ async function main(): Promise<void> {
       noLostCommits: lostSubmitted === 0 && lostLanded === 0,
       chainVerified: verified.ok,
       succeeded: result.summary.status === 'succeeded',
+      // A fleet run: every peer that started ran on a worker.
+      ...(fleet ? { onWorkers: peerOrder.every((p) => placedAgents.has(p)) && placed.length > 0 } : {}),
     };
     const r = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
     console.log(
@@ -287,6 +383,22 @@ async function main(): Promise<void> {
         status: result.summary.status,
         reason: result.summary.reason,
         sandbox: sandboxed,
+        postgres: dbKind,
+        model: server ? 'model-server' : 'in-process',
+        workers,
+        ...(fleet
+          ? {
+              slots,
+              placedByWorker,
+              sessions: dispatch?.sessions ?? 0,
+              dispatchP50Ms: r(quantile(dispatch?.dispatchMs ?? [], 0.5), 1),
+              dispatchP99Ms: r(quantile(dispatch?.dispatchMs ?? [], 0.99), 1),
+              dispatchMaxMs: r(quantile(dispatch?.dispatchMs ?? [], 1), 1),
+              dispatchMeasured: dispatch?.measured ?? 0,
+              dequeueP50Ms: quantile(dispatch?.dequeueMs ?? [], 0.5),
+              dequeueP99Ms: quantile(dispatch?.dequeueMs ?? [], 0.99),
+            }
+          : {}),
         wallMs: Math.round(wallMs),
         idealMs,
         ratio: r(wallMs / idealMs),
@@ -327,22 +439,48 @@ async function main(): Promise<void> {
         events: events.length,
         peakRssMB: r(rss.peakBytes / MB, 1),
         peakNodeRssMB: r((rss.peakByPid.get(process.pid) ?? 0) / MB, 1),
+        // Postgres's summed RSS grows with its backends (each counts the shared pages it touched).
+        postgresProcsMax: rss.mostProcsByGroup.get('postgres') ?? 0,
+        // Each group's own peak of summed RSS (they need not peak together; shared memory counts per process).
+        peakRssByGroupMB: Object.fromEntries(
+          [...rss.peakByGroup].map(([group, bytes]) => [group, r(bytes / MB, 1)]),
+        ),
+        ...(fleet
+          ? {
+              peakWorkerRssMB: r(
+                Math.max(0, ...fleet.workers.map((w) => rss.peakByPid.get(w.pid) ?? 0)) / MB,
+                1,
+              ),
+            }
+          : {}),
         launchers: launchers().length,
         // Launchers start on first use, inside the run: their CPU so far is all the run's.
         launcherCpuS: r(launchers().reduce((sum, l) => sum + l.cpuMs, 0) / 1000, 1),
         nodeCpuS: r((cpu.user + cpu.system) / 1e6, 1),
+        // The workers and their launchers over the run (they started before it: the difference).
+        workerCpuS: r(workerCpuMs / 1000, 1),
+        pgCpuS: r(pgCpuMs / 1000, 1),
+        colonyCpuS: r(
+          ((cpu.user + cpu.system) / 1000 +
+            launchers().reduce((sum, l) => sum + l.cpuMs, 0) +
+            workerCpuMs +
+            pgCpuMs) /
+            1000,
+          1,
+        ),
+        ...(observed ? { fakeRequests: observed.spans.length } : {}),
         inputTokens: tokens.input,
         cachedInputTokens: tokens.cachedInput,
         outputTokens: tokens.output,
         coordinationInputShare: r(chars.coordination / Math.max(1, chars.total)),
         checks,
         ok: Object.values(checks).every(Boolean),
-        note: "idealMs = each peer's model calls x latency, list-scheduled on `concurrency` slots in start order; integrationShare = time peers waited in merge_request / peer lifetime; coordinationInputShare = request chars in coordination tool calls+results / all request chars (system prompt included)",
+        note: "idealMs = each peer's model calls x latency, list-scheduled on `concurrency` slots in start order; integrationShare = time peers waited in merge_request / peer lifetime; coordinationInputShare = request chars in coordination tool calls+results / all request chars (system prompt included); peakRssMB and colonyCpuS count this process (the owner), its launchers, Postgres and, with --workers, every worker and its launchers; git's own CPU is in none of them",
       }),
     );
   } finally {
-    await store?.close();
-    if (!args.flag('keep')) rmSync(scratch, { recursive: true, force: true });
+    await cleanup.run();
+    say('cleaned up');
   }
 }
 

@@ -110,11 +110,18 @@ export class RssSampler {
   peakBytes = 0;
   /** The peak of each process on its own (they need not peak at the same time). */
   readonly peakByPid = new Map<number, number>();
+  /** With a `groupOf`: the peak of each group's summed RSS (e.g. owner, postgres, workers). */
+  readonly peakByGroup = new Map<string, number>();
+  /** With a `groupOf`: the most processes each group had at one sample (e.g. Postgres backends). */
+  readonly mostProcsByGroup = new Map<string, number>();
   samples = 0;
   readonly seen = new Map<number, string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly pids: () => ProcStat[]) {}
+  constructor(
+    private readonly pids: () => ProcStat[],
+    private readonly groupOf?: (stat: ProcStat) => string,
+  ) {}
 
   start(intervalMs: number): void {
     this.sample();
@@ -129,11 +136,22 @@ export class RssSampler {
 
   sample(): void {
     let bytes = 0;
+    const groups = new Map<string, number>();
+    const counts = new Map<string, number>();
     for (const s of this.pids()) {
       bytes += s.rssBytes;
       this.seen.set(s.pid, s.comm);
       if (s.rssBytes > (this.peakByPid.get(s.pid) ?? 0)) this.peakByPid.set(s.pid, s.rssBytes);
+      if (this.groupOf) {
+        const group = this.groupOf(s);
+        groups.set(group, (groups.get(group) ?? 0) + s.rssBytes);
+        counts.set(group, (counts.get(group) ?? 0) + 1);
+      }
     }
+    for (const [group, count] of counts)
+      if (count > (this.mostProcsByGroup.get(group) ?? 0)) this.mostProcsByGroup.set(group, count);
+    for (const [group, sum] of groups)
+      if (sum > (this.peakByGroup.get(group) ?? 0)) this.peakByGroup.set(group, sum);
     this.samples++;
     if (bytes > this.peakBytes) this.peakBytes = bytes;
   }

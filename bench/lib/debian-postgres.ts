@@ -1,0 +1,62 @@
+/**
+ * The fleet benchmarks' Postgres: the same throwaway server from Debian's binaries as the fleet tests
+ * (one implementation, test/helpers/debian-postgres.ts; the bench build compiles it in), with the
+ * connection limit a benchmark fleet needs. Each worker holds an app pool of up to 40 connections and
+ * a DBOS pool of up to 20, the owner ~40: more than Postgres's default of 100.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type DebianPostgres, debianPgBin, startDebianPostgres } from '../../test/helpers/debian-postgres.js';
+
+export type { DebianPostgres } from '../../test/helpers/debian-postgres.js';
+
+/** The data folder startDebianPostgres makes inside its folder. */
+const dataOf = (db: DebianPostgres) => join(db.dir, 'data');
+
+function pgCtl(args: string[]): Promise<string | null> {
+  const bin = join(debianPgBin(), 'pg_ctl');
+  // As root the server runs as the package's postgres OS user (initdb and postgres refuse root).
+  const [cmd, argv] =
+    process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  return new Promise((resolve) =>
+    execFile(cmd, argv, { timeout: 120_000, env: { ...process.env, LC_ALL: 'C' } }, (err, out, errOut) =>
+      resolve(err ? `${err.message} ${out}${errOut}`.trim() : null),
+    ),
+  );
+}
+
+/**
+ * A Debian Postgres with `max_connections` raised (ALTER SYSTEM, then a restart with the options it
+ * was started with: pg_ctl restart reads them back from postmaster.opts).
+ */
+export async function startBenchPostgres(options: { maxConnections?: number } = {}): Promise<DebianPostgres> {
+  const db = await startDebianPostgres();
+  const maxConnections = options.maxConnections ?? 400;
+  try {
+    await db.sql(`ALTER SYSTEM SET max_connections = ${Math.floor(maxConnections)}`);
+    // `-l`: the server's output goes to its log, as at the start (without it, it would keep pg_ctl's
+    // stdout open, and execFile would wait for that pipe until its time-out).
+    const log = join(db.dir, 'server.log');
+    const failed = await pgCtl(['-D', dataOf(db), '-l', log, '-m', 'fast', '-w', '-t', '60', 'restart']);
+    if (failed) throw new Error(`could not restart the benchmark's Postgres: ${failed}`);
+    const shown = await db.sql('SHOW max_connections');
+    const now = Number(shown.rows[0]?.max_connections);
+    if (now !== Math.floor(maxConnections))
+      throw new Error(`max_connections is ${now} after the restart, not ${maxConnections}`);
+    return db;
+  } catch (err) {
+    await db.stop();
+    throw err;
+  }
+}
+
+/** The running server's postmaster pid (its backends are its children), or null. */
+export function benchPostmasterPid(db: DebianPostgres): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataOf(db), 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
