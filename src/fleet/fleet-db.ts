@@ -9,6 +9,8 @@ export interface FleetRun {
   hubUrl: string;
   tokenSecret: Buffer;
   stopReason: string | null;
+  /** How the run ends (a FinalRunStatus) once its owner said so; null while it runs. */
+  stopStatus: string | null;
 }
 
 export interface WorkerRow {
@@ -76,19 +78,26 @@ export async function listWorkers(pool: pg.Pool): Promise<WorkerRow[]> {
   return res.rows.map((r) => ({ ...r, silentMs: Number(r.silent) }));
 }
 
-export async function saveFleetRun(pool: pg.Pool, run: Omit<FleetRun, 'stopReason'>): Promise<void> {
+export async function saveFleetRun(
+  pool: pg.Pool,
+  run: Omit<FleetRun, 'stopReason' | 'stopStatus'>,
+): Promise<void> {
   // A resumed owner serves the hub at a new address with a new secret: old tokens stop working.
   await pool.query(
     `INSERT INTO colony.fleet_runs (run_id, hub_url, token_secret) VALUES ($1, $2, $3)
-     ON CONFLICT (run_id) DO UPDATE SET hub_url = $2, token_secret = $3, stop_reason = NULL`,
+     ON CONFLICT (run_id) DO UPDATE SET hub_url = $2, token_secret = $3, stop_reason = NULL, stop_status = NULL`,
     [run.runId, run.hubUrl, run.tokenSecret],
   );
 }
 
-export async function stopFleetRun(pool: pg.Pool, runId: string, reason: string): Promise<void> {
+export async function stopFleetRun(
+  pool: pg.Pool,
+  runId: string,
+  end: { status: string; reason: string },
+): Promise<void> {
   await pool.query(
-    `UPDATE colony.fleet_runs SET stop_reason = $2 WHERE run_id = $1 AND stop_reason IS NULL`,
-    [runId, reason],
+    `UPDATE colony.fleet_runs SET stop_reason = $2, stop_status = $3 WHERE run_id = $1 AND stop_reason IS NULL`,
+    [runId, end.reason, end.status],
   );
 }
 
@@ -98,7 +107,11 @@ export async function loadFleetRun(pool: pg.Pool, runId: string): Promise<FleetR
     hub_url: string;
     token_secret: Buffer;
     stop_reason: string | null;
-  }>(`SELECT run_id, hub_url, token_secret, stop_reason FROM colony.fleet_runs WHERE run_id = $1`, [runId]);
+    stop_status: string | null;
+  }>(
+    `SELECT run_id, hub_url, token_secret, stop_reason, stop_status FROM colony.fleet_runs WHERE run_id = $1`,
+    [runId],
+  );
   const row = res.rows[0];
   return row ? fleetRunOf(row) : null;
 }
@@ -108,12 +121,14 @@ function fleetRunOf(row: {
   hub_url: string;
   token_secret: Buffer;
   stop_reason: string | null;
+  stop_status: string | null;
 }): FleetRun {
   return {
     runId: row.run_id,
     hubUrl: row.hub_url,
     tokenSecret: row.token_secret,
     stopReason: row.stop_reason,
+    stopStatus: row.stop_status,
   };
 }
 
@@ -161,8 +176,9 @@ export async function loadFleetRuns(pool: pg.Pool, runIds: readonly string[]): P
     hub_url: string;
     token_secret: Buffer;
     stop_reason: string | null;
+    stop_status: string | null;
   }>(
-    `SELECT run_id, hub_url, token_secret, stop_reason FROM colony.fleet_runs WHERE run_id = ANY($1::text[])`,
+    `SELECT run_id, hub_url, token_secret, stop_reason, stop_status FROM colony.fleet_runs WHERE run_id = ANY($1::text[])`,
     [runIds],
   );
   return res.rows.map(fleetRunOf);

@@ -9,6 +9,7 @@ import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
 import type { AgentOutcome } from '../agent/loop.js';
 import { createRunSecret } from '../auth/index.js';
+import type { EndCause } from '../run/run-control.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
 import { saveFleetRun, sessionEpochs, sessionKey, stopFleetRun } from './fleet-db.js';
 import { type Gateway, startGateway } from './gateway.js';
@@ -31,8 +32,11 @@ export interface FleetOwner {
   serve(run: { hubPath: string; queue: IntegrationPort }): Promise<string>;
   /** Hands the agent's session (a peer's life, or one `task` of a subagent) to the fleet; waits for its end. */
   runSession(agent: string, task?: string): Promise<FleetSessionEnd>;
-  /** Tells workers the run ends: they stop its sessions, which then end as stopped. */
-  stop(reason: string): Promise<void>;
+  /**
+   * Tells workers the run ends: they stop its sessions. Its agents end as in-process: done when the
+   * run succeeded (its goal was met), stopped otherwise.
+   */
+  stop(end: EndCause): Promise<void>;
   /** Cancels sessions no worker took yet, stops the gateway and the waits. */
   close(reason: string): Promise<void>;
 }
@@ -169,16 +173,16 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
       return ended;
     },
 
-    async stop(reason) {
+    async stop(end) {
       closed = true;
-      await stopFleetRun(pool, runId, reason).catch(() => {});
+      await stopFleetRun(pool, runId, end).catch(() => {});
     },
 
     async close(reason) {
       if (shut) return;
       shut = true;
       closed = true;
-      await stopFleetRun(pool, runId, reason).catch(() => {});
+      await stopFleetRun(pool, runId, { status: 'stopped', reason }).catch(() => {});
       await poll();
       if (timer) clearInterval(timer);
       if (waiting.size > 0) await client.cancelWorkflows([...waiting.keys()]).catch(() => {});

@@ -81,7 +81,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       // Fleet runs: the lead stays here; each subagent task is a session on a worker, which reaches
       // the hub and this queue through the gateway with the subagent's own token.
       const fleet = ctx.fleet ?? null;
-      const onEnd = () => void fleet?.stop(ctx.endCause()?.reason ?? 'the run ended');
+      const onEnd = () => void fleet?.stop(ctx.endCause() ?? { status: 'stopped', reason: 'the run ended' });
       if (fleet) {
         await fleet.serve({ hubPath: workspace.hubPath, queue });
         ctx.signal.addEventListener('abort', onEnd, { once: true });

@@ -153,7 +153,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
       if (goal) pokeGoal = () => goal.poke();
       // On a fleet a claim released on a worker is not seen here: look again every few seconds.
       const goalTimer = fleet && goal ? setInterval(() => goal.poke(), FLEET_GOAL_POLL_MS) : null;
-      const onEnd = () => void fleet?.stop(ctx.endCause()?.reason ?? 'the run ended');
+      const onEnd = () => void fleet?.stop(ctx.endCause() ?? { status: 'stopped', reason: 'the run ended' });
       if (fleet) {
         await fleet.serve({ hubPath: workspace.hubPath, queue });
         ctx.signal.addEventListener('abort', onEnd, { once: true });

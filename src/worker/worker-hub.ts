@@ -109,9 +109,11 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
     },
 
     async push(agent) {
+      // Forced: `sync` rebases the agent's branch onto main, so its next publish is no fast-forward
+      // (the hub's own copy moves the same way in-process). The hub takes only the agent's own refs.
       const pushed = await whileOwnerAway(async () => {
         const r = await git(
-          ['push', '--quiet', '--no-verify', hubUrl(), `${agentBranchRef(agent)}:${agentBranchRef(agent)}`],
+          ['push', '--quiet', '--no-verify', hubUrl(), `+${agentBranchRef(agent)}:${agentBranchRef(agent)}`],
           {
             cwd: mirrorPath,
             config: [...authConfig(options.tokenFor(agent)), ['push.default', 'nothing']],

@@ -45,8 +45,6 @@ export interface WorkerRun {
   fleet: FleetRun;
   workspace: RunWorkspace;
   emit: Emit;
-  /** Aborted when the owner says the run ends. */
-  stop(reason: string): void;
   /** The run's fleet row as the database has it now (a resumed owner's address and secret). */
   refresh(row: FleetRun): void;
   stopped: AbortSignal;
@@ -216,11 +214,12 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     },
     refresh(row) {
       fleet = row;
-      if (row.stopReason) stopper.abort(new Error(row.stopReason));
+      // The run's end as the owner decided it: a met goal ends the agents done (loop.ts abortedOutcome).
+      if (row.stopReason && !stopper.signal.aborted)
+        stopper.abort({ status: row.stopStatus ?? 'stopped', reason: row.stopReason });
     },
     workspace,
     emit,
-    stop: (reason) => stopper.abort(new Error(reason)),
     stopped: stopper.signal,
     setEpoch: (agent, epoch) => epochs.set(agent, epoch),
     pushWip: (agent) => upstream.pushWip(agent, workspace.repoOf(agent)),

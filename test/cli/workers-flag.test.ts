@@ -3,24 +3,14 @@
  * recorded — the topology, the review modes a fleet does not take yet, the shared Postgres, and the
  * hub's listen address and URL.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RUN_HELP, runCommand } from '../../src/cli/commands/run.js';
+import { createUserRepo } from '../helpers/user-repo.js';
 
-function repo(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'colony-workers-flag-'));
-  writeFileSync(join(dir, 'a.txt'), 'a\n');
-  for (const args of [
-    ['init', '-q', '-b', 'main'],
-    ['add', '-A'],
-    ['commit', '-q', '-m', 'init'],
-  ])
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t', ...args], { cwd: dir });
-  return dir;
-}
+const repo = () => createUserRepo({ 'a.txt': 'a\n' }, 'colony-workers-flag-').dir;
 
 const saved = process.env.COLONY_DATABASE_URL;
 afterEach(() => {

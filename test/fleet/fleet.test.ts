@@ -16,16 +16,18 @@ import { orchestratedTasksPolicy, writerName } from './orchestrated-tasks-policy
 let db: DebianPostgres;
 let fake: FakeProvider;
 let fakeOrchestrated: FakeProvider;
+let fakeTwice: FakeProvider;
 const workers: WorkerProcess[] = [];
 const folders: string[] = [];
 const FILES = 3;
 const WRITERS = 3;
 
 beforeAll(async () => {
-  [db, fake, fakeOrchestrated] = await Promise.all([
+  [db, fake, fakeOrchestrated, fakeTwice] = await Promise.all([
     startDebianPostgres(),
     startFakeProvider({ policy: fleetPeersPolicy(FILES), latencyMs: 150 }),
     startFakeProvider({ policy: orchestratedTasksPolicy(WRITERS), latencyMs: 100 }),
+    startFakeProvider({ policy: fleetPeersPolicy(FILES, { second: true }), latencyMs: 150 }),
   ]);
 });
 
@@ -34,11 +36,26 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.closed));
   await fake?.close();
   await fakeOrchestrated?.close();
+  await fakeTwice?.close();
   await db?.stop();
   for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
-function runArgs(repo: string, agents: number): string[] {
+/** A database of its own, two workers joined to it, a user repository and the owner's environment. */
+async function fleetFixture(database: string, names: [string, string]) {
+  await db.sql(`CREATE DATABASE ${database}`);
+  const url = db.urlFor(database);
+  const env = { COLONY_DATABASE_URL: url };
+  const pair = names.map((name) => startWorker(name, env, { slots: 2 })) as [WorkerProcess, WorkerProcess];
+  workers.push(...pair);
+  await Promise.all(pair.map(joined));
+  const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
+  const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+  folders.push(repo.dir, home);
+  return { url, pair, repo, ownerEnv: { ...NO_API_KEYS, COLONY_HOME: home, ...env } };
+}
+
+function runArgs(repo: string, agents: number, provider: FakeProvider = fake, perAgent = FILES): string[] {
   return [
     'run',
     '--workers',
@@ -51,12 +68,12 @@ function runArgs(repo: string, agents: number): string[] {
     '--goal',
     'each peer adds its files under work/',
     '--verify',
-    `test "$(ls work/*/*.txt | wc -l)" -ge ${agents * FILES}`,
+    `test "$(ls work/*/*.txt | wc -l)" -ge ${agents * perAgent}`,
     '--merge-verify',
     'true',
     '--sandbox',
     'off',
-    ...fakeModelFlags(fake.url),
+    ...fakeModelFlags(provider.url),
     '--json',
   ];
 }
@@ -72,30 +89,23 @@ function filesOn(repo: string, branch: string): string[] {
     .sort();
 }
 
-function expectedFiles(agents: number): string[] {
-  return Array.from({ length: agents }, (_, i) =>
-    Array.from({ length: FILES }, (_, k) => `work/peer-${i + 1}/${k + 1}.txt`),
-  )
+function expectedFiles(agents: number, extra = false): string[] {
+  return Array.from({ length: agents }, (_, i) => [
+    ...Array.from({ length: FILES }, (_, k) => `work/peer-${i + 1}/${k + 1}.txt`),
+    ...(extra ? [`work/peer-${i + 1}/extra.txt`] : []),
+  ])
     .flat()
     .concat('work/.keep')
     .sort();
 }
 
 describe('colony run --workers', () => {
-  it('runs every peer on the fleet: sessions spread over both workers, all changes land', async () => {
-    await db.sql('CREATE DATABASE spread');
-    const url = db.urlFor('spread');
-    const env = { COLONY_DATABASE_URL: url };
-    const pair = [startWorker('wa', env, { slots: 2 }), startWorker('wb', env, { slots: 2 })];
-    workers.push(...pair);
-    await Promise.all(pair.map(joined));
-    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
-    folders.push(repo.dir);
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(home);
+  it('runs every peer on the fleet: sessions spread over both workers, a synced branch pushes again, all changes land', async () => {
+    const { url, repo, ownerEnv } = await fleetFixture('spread', ['wa', 'wb']);
     const agents = 6;
-    const run = await colony(runArgs(repo.dir, agents), {
-      env: { ...NO_API_KEYS, COLONY_HOME: home, ...env },
+    // Each peer merges twice, with a sync (a rebase onto main) between: its second push is forced.
+    const run = await colony(runArgs(repo.dir, agents, fakeTwice, FILES + 1), {
+      env: ownerEnv,
       timeoutMs: 180_000,
     });
     expect(run.stderr).not.toMatch(/Error|failed/);
@@ -110,30 +120,25 @@ describe('colony run --workers', () => {
     expect(placed.every((e) => e.data.epoch === 1)).toBe(true);
     const landed = events.filter((e) => e.kind === 'merge.landed');
     const requested = events.filter((e) => e.kind === 'merge.requested');
-    expect(requested).toHaveLength(agents);
+    expect(requested).toHaveLength(2 * agents);
     expect(landed.map((e) => e.data.mr as number).sort()).toEqual(
       requested.map((e) => e.data.mr as number).sort(),
     );
-    // The result in the user's repository has every peer's files.
-    expect(filesOn(repo.dir, `colony/${runId}`)).toEqual(expectedFiles(agents));
+    // The result in the user's repository has every peer's files, the second round's too.
+    expect(filesOn(repo.dir, `colony/${runId}`)).toEqual(expectedFiles(agents, true));
   }, 240_000);
 
   it('survives kill -9 of a worker mid-run: its sessions resume on the other, nothing lost or repeated', async () => {
-    await db.sql('CREATE DATABASE killed');
-    const url = db.urlFor('killed');
-    const env = { COLONY_DATABASE_URL: url };
-    const victim = startWorker('wk', env, { slots: 2 });
-    const survivor = startWorker('ws', env, { slots: 2 });
-    workers.push(victim, survivor);
-    await Promise.all([victim, survivor].map(joined));
-    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
-    folders.push(repo.dir);
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(home);
+    const {
+      url,
+      pair: [victim, survivor],
+      repo,
+      ownerEnv,
+    } = await fleetFixture('killed', ['wk', 'ws']);
     const agents = 8;
     const before = fake.stats();
     const running = colony(runArgs(repo.dir, agents), {
-      env: { ...NO_API_KEYS, COLONY_HOME: home, ...env },
+      env: ownerEnv,
       timeoutMs: 240_000,
     });
     // Kill the victim once one of its agents is half-way through (claimed and wrote a file).
@@ -160,7 +165,7 @@ describe('colony run --workers', () => {
     const events = await runEvents(url, runId);
     // Nothing lost: the hash chain holds and seq has no gap.
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    const verified = await colony(['verify', runId], { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env } });
+    const verified = await colony(['verify', runId], { env: ownerEnv });
     expect(verified.code).toBe(0);
     // The victim was declared lost by the survivor, which re-enqueued and took over its sessions.
     const lost = events.filter((e) => e.kind === 'worker.lost');
@@ -175,7 +180,8 @@ describe('colony run --workers', () => {
     expect(finished.map((e) => e.agent).sort()).toEqual(
       Array.from({ length: agents }, (_, i) => `peer-${i + 1}`).sort(),
     );
-    expect(finished.every((e) => e.data.status === 'done')).toBe(true);
+    // Named with why, so a failure says which agent ended how.
+    expect(finished.filter((e) => e.data.status !== 'done').map((e) => [e.agent, e.data.reason])).toEqual([]);
     const steps = events.filter((e) => e.kind === 'model.response').map((e) => `${e.agent}#${e.data.step}`);
     expect(new Set(steps).size).toBe(steps.length);
     // Completed model calls repeated: at most the one in flight per taken-over agent.
@@ -200,20 +206,10 @@ describe('colony run --workers', () => {
 
 describe('a fleet run whose owner dies', () => {
   it('resumes with colony resume: workers carry on with the new hub address and secret, nothing lost', async () => {
-    await db.sql('CREATE DATABASE owner_killed');
-    const url = db.urlFor('owner_killed');
-    const env = { COLONY_DATABASE_URL: url };
-    const pair = [startWorker('ra', env, { slots: 2 }), startWorker('rb', env, { slots: 2 })];
-    workers.push(...pair);
-    await Promise.all(pair.map(joined));
-    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
-    folders.push(repo.dir);
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(home);
+    const { url, repo, ownerEnv } = await fleetFixture('owner_killed', ['ra', 'rb']);
     const agents = 8;
-    const ownerEnv = { ...process.env, ...NO_API_KEYS, COLONY_HOME: home, ...env };
     const owner = spawn(process.execPath, [COLONY_BIN, ...runArgs(repo.dir, agents)], {
-      env: ownerEnv,
+      env: { ...process.env, ...ownerEnv },
       stdio: 'ignore',
     });
     const ownerClosed = new Promise((resolve) => owner.on('close', resolve));
@@ -246,16 +242,7 @@ describe('a fleet run whose owner dies', () => {
 
 describe('colony run --topology orchestrated --workers', () => {
   it("runs the subagents' tasks on the fleet, one session per task; the lead stays with the owner", async () => {
-    await db.sql('CREATE DATABASE orchestrated');
-    const url = db.urlFor('orchestrated');
-    const env = { COLONY_DATABASE_URL: url };
-    const pair = [startWorker('oa', env, { slots: 2 }), startWorker('ob', env, { slots: 2 })];
-    workers.push(...pair);
-    await Promise.all(pair.map(joined));
-    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
-    folders.push(repo.dir);
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(home);
+    const { url, pair, repo, ownerEnv } = await fleetFixture('orchestrated', ['oa', 'ob']);
     const run = await colony(
       [
         'run',
@@ -274,7 +261,7 @@ describe('colony run --topology orchestrated --workers', () => {
         ...fakeModelFlags(fakeOrchestrated.url),
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env: ownerEnv, timeoutMs: 180_000 },
     );
     if (run.code !== 0) console.log(run.stdout.slice(-3000), run.stderr.slice(-3000), pair[0]?.stderr());
     expect(run.code).toBe(0);

@@ -26,8 +26,10 @@ CREATE TABLE IF NOT EXISTS colony.fleet_runs (
   run_id text PRIMARY KEY,
   hub_url text NOT NULL,
   token_secret bytea NOT NULL,
-  -- Set by the run's owner when the run ends: workers stop its sessions.
+  -- Set by the run's owner when the run ends: workers stop its sessions. stop_status is the run's end
+  -- (succeeded: its goal was met, so its agents end done, as in-process).
   stop_reason text,
+  stop_status text,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE TABLE IF NOT EXISTS colony.fleet_sessions (
