@@ -7,7 +7,7 @@
  */
 import type { AgentOutcome } from '../agent/loop.js';
 import { profileWrites } from '../agent/profiles.js';
-import { isKind } from '../core/events.js';
+import { isKind, type StoredEvent } from '../core/events.js';
 import type { RunSpec } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import type { Tool } from '../tool/types.js';
@@ -37,16 +37,12 @@ export function subagentHost(options: {
   const { spec, log } = options;
   // Read-only subagents of one profile share one set of tools on the lead's checkout (as in-process).
   const toolCache = new Map<string, Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }>>();
+  const lead = leadIndex(spec.runId, log);
 
   return {
     async runTask(agent, task, signal) {
-      const [created, assigned] = await Promise.all([
-        log.read(spec.runId, { kinds: ['subagent.created'] }),
-        log.read(spec.runId, { kinds: ['task.assigned'] }),
-      ]);
-      const definition = created.filter(isKind('subagent.created')).find((e) => e.data.name === agent);
+      const { definition, record } = await lead.find(agent, task);
       if (!definition) return { started: false, error: `${agent} is not a subagent of run ${spec.runId}` };
-      const record = assigned.filter(isKind('task.assigned')).find((e) => e.data.task === task);
       if (!record || record.data.agent !== agent)
         return { started: false, error: `${task} is not a task of ${agent} in run ${spec.runId}` };
       const subagent = subagentFrom(definition.data, spec.profiles ?? {});
@@ -72,6 +68,42 @@ export function subagentHost(options: {
         { knownFresh: false, signal },
       );
       return { started: true, ...ran };
+    },
+  };
+}
+
+/**
+ * The lead's subagents and tasks as the log has them, read incrementally (only events after the last
+ * one seen, one read at a time): a wide fan-out's tasks would otherwise each read every
+ * `subagent.created` and `task.assigned` of the run (4,000 tasks × 8,000 events).
+ */
+function leadIndex(runId: string, log: EventLog) {
+  const subagents = new Map<string, StoredEvent<'subagent.created'>>();
+  const tasks = new Map<string, StoredEvent<'task.assigned'>>();
+  let cursor = 0;
+  let reading: Promise<void> | null = null;
+  const refresh = (): Promise<void> => {
+    reading ??= (async () => {
+      const events = await log.read(runId, {
+        afterSeq: cursor,
+        kinds: ['subagent.created', 'task.assigned'],
+      });
+      for (const event of events) {
+        cursor = Math.max(cursor, event.seq);
+        if (isKind('subagent.created')(event)) subagents.set(event.data.name, event);
+        else if (isKind('task.assigned')(event)) tasks.set(event.data.task, event);
+      }
+    })().finally(() => {
+      reading = null;
+    });
+    return reading;
+  };
+  return {
+    async find(agent: string, task: string) {
+      // Committed before the session was enqueued: one read after the last one finds them.
+      if (!subagents.has(agent) || !tasks.has(task)) await refresh();
+      if (!subagents.has(agent) || !tasks.has(task)) await refresh();
+      return { definition: subagents.get(agent), record: tasks.get(task) };
     },
   };
 }
