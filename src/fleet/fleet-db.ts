@@ -102,18 +102,7 @@ export async function stopFleetRun(
 }
 
 export async function loadFleetRun(pool: pg.Pool, runId: string): Promise<FleetRun | null> {
-  const res = await pool.query<{
-    run_id: string;
-    hub_url: string;
-    token_secret: Buffer;
-    stop_reason: string | null;
-    stop_status: string | null;
-  }>(
-    `SELECT run_id, hub_url, token_secret, stop_reason, stop_status FROM colony.fleet_runs WHERE run_id = $1`,
-    [runId],
-  );
-  const row = res.rows[0];
-  return row ? fleetRunOf(row) : null;
+  return (await loadFleetRuns(pool, [runId]))[0] ?? null;
 }
 
 function fleetRunOf(row: {
