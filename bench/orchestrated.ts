@@ -325,6 +325,13 @@ async function main(): Promise<void> {
     const tasksAssigned = runEvents.filter((e) => e.kind === 'task.assigned').length;
     const sessions: SessionRow[] = fleet && db.url ? await sessionRows(db.url, spec.runId) : [];
     const dispatch = fleet ? dispatchFigures(sessions, observedAtServer.spans) : null;
+    // Tasks that did not come back done, counted by what their result says (its first 80 characters).
+    const tasksNotDone: Record<string, number> = {};
+    for (const e of runEvents)
+      if (e.kind === 'task.finished' && e.data.status !== 'done') {
+        const why = `${e.data.status}: ${e.data.result.split('\n').slice(-1)[0]?.slice(0, 80) ?? ''}`;
+        tasksNotDone[why] = (tasksNotDone[why] ?? 0) + 1;
+      }
     const placedByWorker: Record<string, number> = {};
     for (const e of runEvents)
       if (e.kind === 'agent.placed') placedByWorker[e.data.worker] = (placedByWorker[e.data.worker] ?? 0) + 1;
@@ -400,6 +407,7 @@ async function main(): Promise<void> {
         events,
         status: result.summary.status,
         tasksDone: metrics.tasksDone,
+        tasksNotDone,
         criticalSteps: metrics.criticalSteps,
         totalSteps: metrics.totalSteps,
         parallelism: r(metrics.parallelism, 2),

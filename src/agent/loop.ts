@@ -3,6 +3,7 @@
  * the event log (see conversation.ts), so running it on a recovered agent resumes where the log
  * ends. Every model response and tool result is durably logged before the loop moves on.
  */
+
 import { eventOf, type StoredEvent } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
@@ -11,6 +12,7 @@ import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
 import type { Budget, BudgetHit } from './budget.js';
 import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
+import { isFencedStop } from './fence.js';
 import { PendingWrites } from './pending-writes.js';
 import { summariseToolResult } from './tool-summary.js';
 
@@ -108,6 +110,8 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
 
   const finish = async (outcome: AgentOutcome): Promise<AgentOutcome> => {
     deps.onOutcome?.(outcome);
+    // Taken over by another process: it continues this agent from the log, so nothing more is written.
+    if (isFencedStop(deps.signal?.reason)) return outcome;
     // agent.finished only once everything before it is committed: a failed write stops it from
     // claiming an end its log does not hold.
     await writes.settle();
@@ -223,6 +227,8 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
         reason: `model error (${result.error.kind}): ${result.error.message}`,
       });
     }
+    // Taken over while the call was in flight: its new holder asks again; this answer is not logged.
+    if (isFencedStop(deps.signal?.reason)) return finish(abortedOutcome(deps.signal, base));
     const turn: ModelTurn = deps.scrubber.scrubValue(result.turn);
     deps.budget.record(turn.usage, turn.costUsd);
     // Not awaited here: a tool that changes files waits for it (settle) before it runs; read-only
@@ -275,6 +281,10 @@ async function executeToolCall(
     ? { isError: true, content: refusal }
     : await invokeTool(call, toolsByName, { signal: deps.signal, callId: call.id, step });
   const content = deps.scrubber.scrub(raw.content);
+  // Taken over meanwhile (fleet fencing): the result is not logged, so the new holder runs the call
+  // again, as it runs any call in flight at a crash; a result logged here could be one the fence
+  // refused (the owner answers a fenced token 403) and would stand in the agent's history.
+  if (isFencedStop(deps.signal?.reason)) return { content, isError: raw.isError };
   const finished = appendFor(deps, spec, 'tool.finished', {
     step,
     callId: call.id,

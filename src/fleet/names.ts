@@ -17,7 +17,7 @@ export const DBOS_APP = 'colony';
 /** How often a worker heartbeats and checks its sessions (fencing, run stops). */
 export const HEARTBEAT_MS = 1000;
 /** A worker silent for this long is declared dead: its sessions are re-enqueued. */
-export const LOST_AFTER_MS = 5000;
+export const LOST_AFTER_MS = 10_000;
 /** The queue's polling interval (DBOS's default is 1 s; see bench/README.md § fleet). */
 export const QUEUE_POLL_MS = 100;
 /** Agent tokens a worker issues live this long and are re-issued before they run out. */

@@ -16,6 +16,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 // DBOS's own recovery for one executor id (what its admin endpoint and Conductor call): reached via
 // the package's `internal/*` export, as the SDK has no public call for another executor's workflows.
 import { getExecutor } from '@dbos-inc/dbos-sdk/internal/dbos';
+import { fencedStop, isFencedStop } from '../agent/fence.js';
 import { type Coordination, createCoordination } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
 import {
@@ -98,7 +99,8 @@ class WorkerState {
         if (held.abort.signal.aborted && !run.stopped.aborted) {
           // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
           // end. It never settles here; DBOS runs it again where it was re-enqueued.
-          this.options.say?.(`${session}: ${String(held.abort.signal.reason)}`);
+          const why: unknown = held.abort.signal.reason;
+          this.options.say?.(`${session}: ${isFencedStop(why) ? why.reason : String(why)}`);
           return await new Promise<never>(() => {});
         }
         return end.started
@@ -113,26 +115,33 @@ class WorkerState {
     }
   }
 
-  /** Heartbeat, fencing, run stops and the sweep for dead workers: once a second. */
-  async tick(): Promise<void> {
+  /**
+   * The heartbeat, once a second on its own timer: a slow sweep (a dead worker's recovery, a loaded
+   * database) never delays it, so a live worker is not declared gone for being busy.
+   */
+  async beat(): Promise<void> {
     const { store, name } = this.options;
     const pool = store.pool;
     const alive = await heartbeatWorker(pool, name);
     if (!alive) {
       // Declared gone while alive: its sessions were re-enqueued; none of them is ours any more.
       for (const session of this.sessions.values())
-        session.abort.abort(new Error('this worker was declared gone'));
+        session.abort.abort(fencedStop('this worker was declared gone'));
       this.options.say?.(`worker ${name} was declared gone (silent too long); joining again`);
       await registerWorker(pool, { name, host: hostname(), pid: process.pid, slots: this.options.slots });
     }
+  }
+
+  /** Fencing, run stops and new addresses, and the sweep for dead workers: once a second. */
+  async sweep(): Promise<void> {
+    const { store, name } = this.options;
+    const pool = store.pool;
     const live = [...this.sessions.values()];
     const epochs = await sessionEpochs(pool, live);
     for (const session of live) {
       const now = epochs.get(sessionKey(session.runId, session.agent));
       if (now !== session.epoch)
-        session.abort.abort(
-          new Error(`fenced: the session was taken over (epoch ${now} > ${session.epoch})`),
-        );
+        session.abort.abort(fencedStop(`the session was taken over (epoch ${now} > ${session.epoch})`));
     }
     // Runs that stop, and runs whose owner was resumed (a new hub address and token secret).
     for (const row of await loadFleetRuns(pool, [...this.runs.keys()])) {
@@ -155,7 +164,7 @@ class WorkerState {
 
   /** Shutdown: this worker's sessions are handed back to the queue for the others. */
   async leave(): Promise<number> {
-    for (const session of this.sessions.values()) session.abort.abort(new Error('the worker is stopping'));
+    for (const session of this.sessions.values()) session.abort.abort(fencedStop('the worker is stopping'));
     await markWorkerGone(this.options.store.pool, this.options.name, 'stopped');
     const handed = await getExecutor().recoverPendingWorkflows([executorIdOf(this.options.name)]);
     return handed.length;
@@ -232,7 +241,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     logLevel: 'error',
     systemDatabasePoolSize: Math.max(4, Math.min(20, slots)),
   });
-  let timer: NodeJS.Timeout | null = null;
+  let timers: NodeJS.Timeout[] = [];
   try {
     // launch() first re-enqueues what this worker (same name) left pending when it last died.
     await withLaunchLock(systemDatabaseUrl, async () => {
@@ -244,29 +253,31 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       });
     });
     options.say?.(`worker ${name}: ${slots} slot(s), executor ${executorIdOf(name)}`);
-    let ticking = false;
-    timer = setInterval(() => {
-      if (ticking) return;
-      ticking = true;
-      state
-        .tick()
-        .catch((error: unknown) =>
-          options.say?.(`worker ${name}: heartbeat failed: ${(error as Error).message}`),
-        )
-        .finally(() => {
-          ticking = false;
-        });
-    }, HEARTBEAT_MS);
+    const every = (work: () => Promise<void>, what: string): NodeJS.Timeout => {
+      let running = false;
+      return setInterval(() => {
+        if (running) return;
+        running = true;
+        work()
+          .catch((error: unknown) =>
+            options.say?.(`worker ${name}: ${what} failed: ${(error as Error).message}`),
+          )
+          .finally(() => {
+            running = false;
+          });
+      }, HEARTBEAT_MS);
+    };
+    timers = [every(() => state.beat(), 'heartbeat'), every(() => state.sweep(), 'sweep')];
     await new Promise<void>((resolve) => {
       if (options.signal.aborted) resolve();
       options.signal.addEventListener('abort', () => resolve(), { once: true });
     });
-    if (timer) clearInterval(timer);
-    timer = null;
+    for (const t of timers) clearInterval(t);
+    timers = [];
     const handed = await state.leave();
     options.say?.(`worker ${name} stopped; handed ${handed} session(s) back to the queue`);
   } finally {
-    if (timer) clearInterval(timer);
+    for (const t of timers) clearInterval(t);
     current = null;
     // Fenced sessions never settle: do not wait for them.
     await Promise.race([DBOS.shutdown(), new Promise((resolve) => setTimeout(resolve, 3000))]).catch(
