@@ -1,18 +1,9 @@
 /** How much of a model request is coordination: the peers benchmark's `coordinationInputShare`. */
+import { COORDINATION_TOOL_NAMES } from '../../src/coord/tools/index.js';
 import type { ModelRequest } from '../../src/model/types.js';
 
-export const COORDINATION_TOOLS = new Set([
-  'context_read',
-  'context_post',
-  'context_unfold',
-  'message_send',
-  'message_read',
-  'claim',
-  'release',
-  'claim_next',
-  'tasks_add',
-  'tasks_ready',
-]);
+/** The coordination tools (coord/tools): their calls and results are what the share counts. */
+export const COORDINATION_TOOLS: ReadonlySet<string> = new Set(COORDINATION_TOOL_NAMES);
 
 /** Request characters in coordination tool calls and results, and all of them (system prompt included). */
 export function coordinationChars(request: ModelRequest): { coordination: number; total: number } {

@@ -214,6 +214,11 @@ export function parseRetryAfter(headers: IncomingMessage['headers'], now = Date.
 }
 
 function readText(res: IncomingMessage, limit: number): Promise<string> {
+  return readCapped(res, limit).then((body) => body.toString('utf8'));
+}
+
+/** A response body, at most `limit` bytes of it kept (the rest read and dropped); never rejects. */
+export function readCapped(res: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -221,7 +226,7 @@ function readText(res: IncomingMessage, limit: number): Promise<string> {
       if (size < limit) chunks.push(chunk);
       size += chunk.length;
     });
-    const done = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    const done = (): void => resolve(Buffer.concat(chunks));
     res.on('end', done);
     res.on('error', done);
     res.on('close', done);

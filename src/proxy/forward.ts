@@ -9,7 +9,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Upstream } from '../model/catalog.js';
-import { type HttpError, type ReadResult, statusError } from '../model/http.js';
+import { type HttpError, type ReadResult, readCapped, statusError } from '../model/http.js';
 import type { RawTurn } from '../model/providers/shared.js';
 import { createMeterReader } from './meter-reader.js';
 import { sendError } from './respond.js';
@@ -174,19 +174,4 @@ function responseHeaders(headers: IncomingHttpHeaders): Record<string, string | 
 /** The key never reaches the client, even when an upstream error message quotes it. */
 function blank(text: string, key: string | undefined): string {
   return key && key.length >= 8 ? text.split(key).join('[redacted]') : text;
-}
-
-function readCapped(res: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      if (size < limit) chunks.push(chunk);
-      size += chunk.length;
-    });
-    const done = (): void => resolve(Buffer.concat(chunks));
-    res.on('end', done);
-    res.on('error', done);
-    res.on('close', done);
-  });
 }
