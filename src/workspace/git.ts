@@ -156,9 +156,13 @@ export async function gitPipe(
     const why = stderr || result.error || `git ${args.join(' ')} exited with ${result.code}`;
     return { ok: false, stdout, stderr: why, code: result.code };
   };
-  if (piped.failed) {
-    const side = piped.failed === 'from' ? piped.from : piped.to;
-    return { ...asGit(side, piped.failed === 'from' ? from.args : to.args), failed: piped.failed };
+  // Both ends failing by themselves is the producer's fault: the consumer only saw its input end
+  // ("early EOF"), whichever exit the launcher noticed first. A producer we killed has no code.
+  const producerFailed = piped.from.code !== null && piped.from.code !== 0;
+  const failed = piped.failed === 'to' && producerFailed ? 'from' : piped.failed;
+  if (failed) {
+    const side = failed === 'from' ? piped.from : piped.to;
+    return { ...asGit(side, failed === 'from' ? from.args : to.args), failed };
   }
   return asGit(piped.to, to.args);
 }
