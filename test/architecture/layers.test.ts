@@ -19,7 +19,7 @@ const LAYERS: string[][] = [
   ['agent-cli'],
   ['topology'],
   ['report', 'server', 'worker'],
-  ['dashboard', 'demo'],
+  ['dashboard', 'demo', 'eval'],
   ['cli'],
   ['library'],
 ];
