@@ -131,6 +131,7 @@ async function main(): Promise<void> {
       poolSize,
       cleanup,
       maxConnections: args.number('max-connections', 400),
+      statements: args.flag('pg-stats'),
     });
     const { store } = db;
     const pm = db.postmaster;
@@ -314,6 +315,10 @@ async function main(): Promise<void> {
     }
 
     if (trace) process.stderr.write(`${trace.report()}\n`);
+    if (db.topStatements)
+      process.stderr.write(
+        `${await db.topStatements().catch((e: Error) => `pg_stat_statements: ${e.message}`)}\n`,
+      );
     const counted = await store.pool.query<{ events: string }>(
       'SELECT count(*) AS events FROM colony.events WHERE run_id = $1',
       [spec.runId],

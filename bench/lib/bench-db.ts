@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedPaths, openStore, type Store } from '../../src/store/index.js';
 import type { BenchCleanup } from './cleanup.js';
-import { benchPostmasterPid, startBenchPostgres } from './debian-postgres.js';
+import { benchPostmasterPid, startBenchPostgres, topStatements } from './debian-postgres.js';
 
 export type BenchDatabaseKind = 'embedded' | 'debian';
 
@@ -19,6 +19,8 @@ export interface BenchDatabase {
   postmaster: number;
   /** Debian: the superuser's URL (COLONY_DATABASE_URL for workers; DBOS's tables are read with it). */
   url: string | null;
+  /** `--pg-stats` (Debian only): the costliest statements so far, as text; null without it. */
+  topStatements: (() => Promise<string>) | null;
 }
 
 export function parseDatabaseKind(value: string | undefined, fallback: BenchDatabaseKind): BenchDatabaseKind {
@@ -34,6 +36,8 @@ export async function openBenchDatabase(options: {
   poolSize: number;
   cleanup: BenchCleanup;
   maxConnections?: number;
+  /** Load pg_stat_statements (Debian only; `--pg-stats`). */
+  statements?: boolean;
 }): Promise<BenchDatabase> {
   const { cleanup } = options;
   if (options.kind === 'embedded') {
@@ -52,9 +56,12 @@ export async function openBenchDatabase(options: {
     // Should this process die before the store closes, the embedded server goes too (SIGQUIT:
     // immediate shutdown, backends included).
     cleanup.guardProcess(pid, { signal: 'SIGQUIT' });
-    return { kind: 'embedded', store, postmaster: pid, url: null };
+    return { kind: 'embedded', store, postmaster: pid, url: null, topStatements: null };
   }
-  const db = await startBenchPostgres({ maxConnections: options.maxConnections });
+  const db = await startBenchPostgres({
+    maxConnections: options.maxConnections,
+    statements: options.statements ?? false,
+  });
   const forgetFolder = cleanup.guardFolder(db.dir);
   const pid = benchPostmasterPid(db);
   const forgetServer = pid ? cleanup.guardProcess(pid, { signal: 'SIGQUIT' }) : () => {};
@@ -71,5 +78,11 @@ export async function openBenchDatabase(options: {
     poolSize: options.poolSize,
   });
   cleanup.defer('store', () => store.close());
-  return { kind: 'debian', store, postmaster: pid, url: db.url };
+  return {
+    kind: 'debian',
+    store,
+    postmaster: pid,
+    url: db.url,
+    topStatements: options.statements ? () => topStatements(db) : null,
+  };
 }

@@ -30,11 +30,16 @@ function pgCtl(args: string[]): Promise<string | null> {
  * A Debian Postgres with `max_connections` raised (ALTER SYSTEM, then a restart with the options it
  * was started with: pg_ctl restart reads them back from postmaster.opts).
  */
-export async function startBenchPostgres(options: { maxConnections?: number } = {}): Promise<DebianPostgres> {
+export async function startBenchPostgres(
+  options: { maxConnections?: number; statements?: boolean } = {},
+): Promise<DebianPostgres> {
   const db = await startDebianPostgres();
   const maxConnections = options.maxConnections ?? 400;
   try {
     await db.sql(`ALTER SYSTEM SET max_connections = ${Math.floor(maxConnections)}`);
+    if (options.statements) {
+      await db.sql(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    }
     // `-l`: the server's output goes to its log, as at the start (without it, it would keep pg_ctl's
     // stdout open, and execFile would wait for that pipe until its time-out).
     const log = join(db.dir, 'server.log');
@@ -44,6 +49,12 @@ export async function startBenchPostgres(options: { maxConnections?: number } = 
     const now = Number(shown.rows[0]?.max_connections);
     if (now !== Math.floor(maxConnections))
       throw new Error(`max_connections is ${now} after the restart, not ${maxConnections}`);
+    if (options.statements) {
+      await db.sql('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      // Known only once the library is loaded (after the restart); a reload applies it.
+      await db.sql('ALTER SYSTEM SET pg_stat_statements.track_planning = on');
+      await db.sql('SELECT pg_reload_conf()');
+    }
     return db;
   } catch (err) {
     await db.stop();
@@ -59,4 +70,30 @@ export function benchPostmasterPid(db: DebianPostgres): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * `--pg-stats`: the statements that cost Postgres the most time over the run (pg_stat_statements),
+ * one line each: total ms, calls, mean ms, rows, the query's first 140 characters.
+ */
+export async function topStatements(db: DebianPostgres, limit = 30): Promise<string> {
+  const result = await db.sql(
+    `SELECT round(total_exec_time) AS ms, round(total_plan_time) AS plan, calls,
+            round(((total_exec_time + total_plan_time) / nullif(calls, 0))::numeric, 3) AS mean,
+            rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 140) AS query
+       FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT ${Math.floor(limit)}`,
+  );
+  const lines = result.rows.map(
+    (r) =>
+      `${r.ms} ms (+${r.plan} planning)  ${r.calls} calls  ${r.mean} ms/call  ${r.rows} rows  ${r.query}`,
+  );
+  const sums = await db.sql(
+    `SELECT round(sum(total_exec_time)) AS exec, round(sum(total_plan_time)) AS plan, sum(calls) AS calls
+       FROM pg_stat_statements`,
+  );
+  const sum = sums.rows[0];
+  return [
+    `pg_stat_statements, by total time (all: ${sum?.exec} ms executing, ${sum?.plan} ms planning, ${sum?.calls} calls):`,
+    ...lines,
+  ].join('\n');
 }

@@ -52,7 +52,18 @@ export async function startFleet(options: {
     mkdirSync(home, { recursive: true });
     const child = spawn(
       process.execPath,
-      [COLONY_BIN, 'worker', '--name', name, '--slots', String(options.slots)],
+      [
+        // BENCH_WORKER_CPU_PROF=DIR: each worker writes a CPU profile there when it stops.
+        ...(process.env.BENCH_WORKER_CPU_PROF
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_CPU_PROF}`]
+          : []),
+        COLONY_BIN,
+        'worker',
+        '--name',
+        name,
+        '--slots',
+        String(options.slots),
+      ],
       {
         env: {
           ...process.env,

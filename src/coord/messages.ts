@@ -7,6 +7,7 @@
  * that free when nothing arrived.
  */
 import type pg from 'pg';
+import { prepared } from '../store/prepared.js';
 import type { MessageNotice, NotifyListener } from './listener.js';
 import { errorText, inTransaction, isoText } from './sql.js';
 import { ALL_CHANNEL, type Result, USER_SENDER } from './types.js';
@@ -130,6 +131,16 @@ SELECT EXISTS (SELECT 1 FROM colony.messages m, cur WHERE m.run_id = $1 AND m.re
                    SELECT 1 FROM colony.channel_members cm
                    WHERE cm.run_id = $1 AND cm.agent = $2 AND cm.channel = m.channel AND m.id > cm.joined_after)))
   AS unread`;
+
+// Planned once per connection (store/prepared.ts): run for every agent's first read and each check.
+const READ_STATEMENT = prepared(READ_SQL);
+const HAS_UNREAD_STATEMENT = prepared(HAS_UNREAD_SQL);
+// Creates the agent's cursor row, or locks it: concurrent reads of one agent take turns.
+const CURSOR_STATEMENT = prepared(
+  `INSERT INTO colony.message_cursors AS mc (run_id, agent) VALUES ($1, $2)
+   ON CONFLICT (run_id, agent) DO UPDATE SET direct_low = mc.direct_low
+   RETURNING direct_low, channel_low`,
+);
 
 interface ReadRow {
   box: 'd' | 'c' | null;
@@ -262,22 +273,23 @@ export class MessageService {
       const rows = await inTransaction(
         this.pool,
         async (client) => {
-          const cursor = await client.query<{ direct_low: string; channel_low: string }>(
-            `INSERT INTO colony.message_cursors AS mc (run_id, agent) VALUES ($1, $2)
-           ON CONFLICT (run_id, agent) DO UPDATE SET direct_low = mc.direct_low
-           RETURNING direct_low, channel_low`,
-            [runId, agent],
-          );
+          const cursor = await client.query<{ direct_low: string; channel_low: string }>({
+            ...CURSOR_STATEMENT,
+            values: [runId, agent],
+          });
           const cur = cursor.rows[0];
-          const res = await client.query<ReadRow>(READ_SQL, [
-            runId,
-            agent,
-            cur?.direct_low ?? '0',
-            cur?.channel_low ?? '0',
-            withChannels,
-            MAX_MESSAGES_PER_READ,
-            via,
-          ]);
+          const res = await client.query<ReadRow>({
+            ...READ_STATEMENT,
+            values: [
+              runId,
+              agent,
+              cur?.direct_low ?? '0',
+              cur?.channel_low ?? '0',
+              withChannels,
+              MAX_MESSAGES_PER_READ,
+              via,
+            ],
+          });
           return res.rows;
         },
         { asyncCommit: true },
@@ -311,7 +323,10 @@ export class MessageService {
   /** Whether any direct or channel message is unread for this agent (one query). */
   async hasUnread(runId: string, agent: string): Promise<Result<boolean>> {
     try {
-      const res = await this.pool.query<{ unread: boolean }>(HAS_UNREAD_SQL, [runId, agent]);
+      const res = await this.pool.query<{ unread: boolean }>({
+        ...HAS_UNREAD_STATEMENT,
+        values: [runId, agent],
+      });
       return { ok: true, value: res.rows[0]?.unread === true };
     } catch (err) {
       return { ok: false, error: `messages: ${errorText(err)}` };

@@ -3,6 +3,7 @@
  * settings. Plain functions over a pool; every statement is one round trip.
  */
 import type pg from 'pg';
+import { prepared } from '../store/prepared.js';
 
 export interface FleetRun {
   runId: string;
@@ -121,6 +122,14 @@ function fleetRunOf(row: {
   };
 }
 
+const TAKE_SESSION = prepared(
+  `WITH old AS (SELECT session FROM colony.fleet_sessions WHERE run_id = $1 AND agent = $2)
+   INSERT INTO colony.fleet_sessions (run_id, agent, epoch, worker, session) VALUES ($1, $2, 1, $3, $4)
+   ON CONFLICT (run_id, agent) DO UPDATE
+     SET epoch = colony.fleet_sessions.epoch + 1, worker = $3, session = $4, taken_at = now()
+   RETURNING epoch, (SELECT session FROM old) AS previous`,
+);
+
 /**
  * This worker takes the agent's session: the epoch goes up by one, so whoever held it before is
  * fenced off from now on (its next epoch check fails, the hub refuses its token). `takeover`: the
@@ -130,14 +139,10 @@ export async function takeSession(
   pool: pg.Pool,
   session: { runId: string; agent: string; worker: string; session: string },
 ): Promise<{ epoch: number; takeover: boolean }> {
-  const res = await pool.query<{ epoch: number; previous: string | null }>(
-    `WITH old AS (SELECT session FROM colony.fleet_sessions WHERE run_id = $1 AND agent = $2)
-     INSERT INTO colony.fleet_sessions (run_id, agent, epoch, worker, session) VALUES ($1, $2, 1, $3, $4)
-     ON CONFLICT (run_id, agent) DO UPDATE
-       SET epoch = colony.fleet_sessions.epoch + 1, worker = $3, session = $4, taken_at = now()
-     RETURNING epoch, (SELECT session FROM old) AS previous`,
-    [session.runId, session.agent, session.worker, session.session],
-  );
+  const res = await pool.query<{ epoch: number; previous: string | null }>({
+    ...TAKE_SESSION,
+    values: [session.runId, session.agent, session.worker, session.session],
+  });
   const row = res.rows[0];
   if (!row) throw new Error('taking the session returned no epoch');
   return { epoch: row.epoch, takeover: row.previous === session.session };

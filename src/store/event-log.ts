@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { EventInput, EventKind, StoredEvent } from '../core/events.js';
 import { err, ok, type Result } from '../lang/result.js';
 import { GroupCommit } from './group-commit.js';
+import { prepared } from './prepared.js';
 import type { ChainBreak, EventLog, ReadOptions, VerifyResult } from './types.js';
 
 /** Most rows in one INSERT statement. */
@@ -163,9 +164,12 @@ export class PgEventLog implements EventLog {
       values.push(options.limit);
       limit = `LIMIT $${values.length}`;
     }
+    // A handful of shapes (agent, kinds, limit, slim), each planned once per connection.
     const res = await this.pool.query<unknown[]>({
-      text: `SELECT seq, ${TS_TEXT}, agent, kind, ${options.slim ? SLIM_DATA : 'data'}, hash, prev_hash FROM colony.events
+      ...prepared(
+        `SELECT seq, ${TS_TEXT}, agent, kind, ${options.slim ? SLIM_DATA : 'data'}, hash, prev_hash FROM colony.events
              WHERE ${where.join(' AND ')} ORDER BY seq ${limit}`,
+      ),
       values,
       rowMode: 'array',
     });

@@ -6,6 +6,7 @@ import { migration003 } from './migrations/003-coordination.js';
 import { migration004 } from './migrations/004-run-slots.js';
 import { migration005 } from './migrations/005-task-board.js';
 import { migration006 } from './migrations/006-fleet.js';
+import { migration007 } from './migrations/007-event-agent-index.js';
 
 export type { Migration } from './migration-types.js';
 
@@ -17,6 +18,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration004,
   migration005,
   migration006,
+  migration007,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -216,8 +216,10 @@ const sessionWorkflow = DBOS.registerWorkflow(
   async (input: SessionInput): Promise<SessionEnd> => {
     const worker = current;
     if (!worker) throw new Error('this process is not a fleet worker');
-    // One step: the session's own durability is the event log (replayed by the agent loop).
-    return DBOS.runStep(() => worker.runSession(input), { name: 'session' });
+    // No step: the session's own durability is the event log (a re-run replays the agent's loop,
+    // and a finished one ends at once), so a checkpoint would only add ~6 statements per session —
+    // a quarter of a subagent task's round trips to Postgres (bench/README § fleet).
+    return worker.runSession(input);
   },
   { name: SESSION_WORKFLOW },
 );
