@@ -330,6 +330,22 @@ async function main(): Promise<void> {
     const tasksAssigned = runEvents.filter((e) => e.kind === 'task.assigned').length;
     const sessions: SessionRow[] = fleet && db.url ? await sessionRows(db.url, spec.runId) : [];
     const dispatch = fleet ? dispatchFigures(sessions, observedAtServer.spans) : null;
+    // Fleet: where a first-wave task's time before its enqueue goes — the lead's answer back → its
+    // task.assigned row written (the log's chain is one writer per run), then → its session enqueued.
+    const assignedAfterTurn: number[] = [];
+    const enqueuedAfterAssigned: number[] = [];
+    const sessionByTask = new Map(sessions.map((row) => [row.task, row]));
+    for (const e of runEvents) {
+      if (e.kind !== 'task.assigned') continue;
+      const at = Date.parse(e.ts);
+      const turnEnd = lead
+        .map((c) => c.end)
+        .filter((end) => end <= at + 1)
+        .pop();
+      if (turnEnd !== undefined) assignedAfterTurn.push(at - turnEnd);
+      const row = sessionByTask.get(e.data.task);
+      if (row) enqueuedAfterAssigned.push(row.createdAt - at);
+    }
     // Tasks that did not come back done, counted by what their result says (its first 80 characters).
     const tasksNotDone: Record<string, number> = {};
     for (const e of runEvents)
@@ -368,6 +384,10 @@ async function main(): Promise<void> {
               dispatchMeasured: dispatch?.measured ?? 0,
               dequeueP50Ms: quantile(dispatch?.dequeueMs ?? [], 0.5),
               dequeueP99Ms: quantile(dispatch?.dequeueMs ?? [], 0.99),
+              assignedAfterTurnMsP50: Math.round(quantile(assignedAfterTurn, 0.5)),
+              assignedAfterTurnMsMax: Math.round(quantile(assignedAfterTurn, 1)),
+              enqueuedAfterAssignedMsP50: Math.round(quantile(enqueuedAfterAssigned, 0.5)),
+              enqueuedAfterAssignedMsMax: Math.round(quantile(enqueuedAfterAssigned, 1)),
               spans: 'server',
             }
           : { spans: 'client' }),

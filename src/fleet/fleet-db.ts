@@ -127,25 +127,26 @@ const TAKE_SESSION = prepared(
    INSERT INTO colony.fleet_sessions (run_id, agent, epoch, worker, session) VALUES ($1, $2, 1, $3, $4)
    ON CONFLICT (run_id, agent) DO UPDATE
      SET epoch = colony.fleet_sessions.epoch + 1, worker = $3, session = $4, taken_at = now()
-   RETURNING epoch, (SELECT session FROM old) AS previous`,
+   RETURNING epoch, (SELECT session FROM old) AS previous, EXISTS (SELECT 1 FROM old) AS existed`,
 );
 
 /**
  * This worker takes the agent's session: the epoch goes up by one, so whoever held it before is
  * fenced off from now on (its next epoch check fails, the hub refuses its token). `takeover`: the
- * same session (DBOS workflow) was held before, by a worker that was lost or left.
+ * same session (DBOS workflow) was held before, by a worker that was lost or left. `first`: no session
+ * of this agent was ever taken before (a fleet run's agents run only on workers: it never ran).
  */
 export async function takeSession(
   pool: pg.Pool,
   session: { runId: string; agent: string; worker: string; session: string },
-): Promise<{ epoch: number; takeover: boolean }> {
-  const res = await pool.query<{ epoch: number; previous: string | null }>({
+): Promise<{ epoch: number; takeover: boolean; first: boolean }> {
+  const res = await pool.query<{ epoch: number; previous: string | null; existed: boolean }>({
     ...TAKE_SESSION,
     values: [session.runId, session.agent, session.worker, session.session],
   });
   const row = res.rows[0];
   if (!row) throw new Error('taking the session returned no epoch');
-  return { epoch: row.epoch, takeover: row.previous === session.session };
+  return { epoch: row.epoch, takeover: row.previous === session.session, first: !row.existed };
 }
 
 /** The current epoch of each (run, agent) asked about; a missing session is absent. */

@@ -62,7 +62,8 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
     systemDatabaseUrl: options.systemDatabaseUrl,
     systemDatabaseSchemaName: 'dbos',
     applicationName: DBOS_APP,
-    systemDatabasePoolSize: 4,
+    // Enqueues of a wide turn go through it at once (each a transaction of a few round trips).
+    systemDatabasePoolSize: 16,
   });
   let gateway: Gateway | null = null;
   const waiting = new Map<string, { agent: string; resolve: (end: FleetSessionEnd) => void }>();

@@ -25,7 +25,8 @@ export type TaskEnd =
   | { started: false; error: string };
 
 export interface SubagentHost {
-  runTask(agent: string, task: string, signal: AbortSignal): Promise<TaskEnd>;
+  /** `fresh`: the subagent never ran (its first task's first request goes without reading history). */
+  runTask(agent: string, task: string, signal: AbortSignal, options: { fresh: boolean }): Promise<TaskEnd>;
 }
 
 export function subagentHost(options: {
@@ -40,7 +41,7 @@ export function subagentHost(options: {
   const lead = leadIndex(spec.runId, log);
 
   return {
-    async runTask(agent, task, signal) {
+    async runTask(agent, task, signal, { fresh }) {
       const { definition, record } = await lead.find(agent, task);
       if (!definition) return { started: false, error: `${agent} is not a subagent of run ${spec.runId}` };
       if (!record || record.data.agent !== agent)
@@ -65,7 +66,7 @@ export function subagentHost(options: {
         subagent.value,
         { task, prompt: record.data.prompt },
         built.tools,
-        { knownFresh: false, signal },
+        { knownFresh: fresh, signal },
       );
       return { started: true, ...ran };
     },

@@ -40,8 +40,11 @@ export interface WorkerRunOptions {
 
 export interface WorkerRun {
   runId: string;
-  /** Runs one session of this run (a peer, or a subagent's task) until it ends or `signal` aborts. */
-  runSession(input: SessionInput, signal: AbortSignal): Promise<TaskEnd>;
+  /**
+   * Runs one session of this run (a peer, or a subagent's task) until it ends or `signal` aborts.
+   * `fresh`: the agent never ran anywhere (no history to read or wait for).
+   */
+  runSession(input: SessionInput, signal: AbortSignal, options: { fresh: boolean }): Promise<TaskEnd>;
   fleet: FleetRun;
   workspace: RunWorkspace;
   emit: Emit;
@@ -201,13 +204,13 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   });
   return ok({
     runId,
-    async runSession(input, signal) {
+    async runSession(input, signal, options) {
       if (input.task === undefined) {
         if (!peers) return { started: false, error: `run ${runId} has no peers (a session without a task)` };
         const end = await peers.runPeer(input.agent, signal);
         return end.started ? { ...end, steps: end.outcome.steps } : end;
       }
-      return subagents.runTask(input.agent, input.task, signal);
+      return subagents.runTask(input.agent, input.task, signal, options);
     },
     get fleet() {
       return fleet;

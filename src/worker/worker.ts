@@ -87,15 +87,18 @@ class WorkerState {
       const taken = await takeSession(this.options.store.pool, { runId, agent, worker: name, session });
       const { epoch } = taken;
       run.setEpoch(agent, epoch);
-      await run.emit(
+      // Not awaited: it commits before anything the session logs (this worker's appends keep order),
+      // and the session's first model request need not wait for it.
+      const placed = run.emit(
         'agent.placed',
         { worker: name, host: hostname(), epoch, session, takeover: taken.takeover },
         agent,
       );
+      placed.catch(() => {});
       const held: Session = { runId, agent, epoch, abort: new AbortController() };
       this.sessions.set(sessionKey(runId, agent), held);
       try {
-        const end = await run.runSession(input, held.abort.signal);
+        const end = await run.runSession(input, held.abort.signal, { fresh: taken.first });
         if (held.abort.signal.aborted && !run.stopped.aborted) {
           // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
           // end. It never settles here; DBOS runs it again where it was re-enqueued.
