@@ -24,6 +24,8 @@ export interface AdapterInput {
   resumeSession?: string;
   /** The names of Colony's tools served to the agent over MCP. */
   colonyTools: string[];
+  /** The wire name of the model the proxy gives the agent (Codex picks its prompt and tools by it). */
+  model?: string;
 }
 
 /** What a line of the CLI's stdout tells the host. */
@@ -43,6 +45,8 @@ export interface CliLaunch {
   input: string | null;
   /** Reads one stdout line (absent: stdout is only kept as the output tail). */
   readLine?: (line: string) => LineSignal | null;
+  /** Reads one stderr line (which is kept as the output tail as well): a CLI that reports there. */
+  readErrorLine?: (line: string) => LineSignal | null;
   /** A direct message as a stdin line (absent: the CLI takes none; it reads them with message_read). */
   messageLine?: (text: string) => string;
   /** Closes stdin after this signal (stream-json input: a CLI exits when its input ends). */
@@ -50,6 +54,10 @@ export interface CliLaunch {
 }
 
 export type Adapter = (input: AdapterInput) => CliLaunch;
+
+/** What a CLI resumed after a crash is told (its session holds the goal and the work so far). */
+export const RESUME_TEXT =
+  'Colony restarted you after a crash: go on with the goal where you left off (check your claims and merge requests first).';
 
 /** The variables every adapter sets: the Colony endpoints, the agent's token, goal and prompt. */
 export function colonyEnv(input: AdapterInput): Record<string, string> {

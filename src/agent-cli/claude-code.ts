@@ -12,7 +12,7 @@
  * stream-json user message.
  */
 import { join } from 'node:path';
-import { type Adapter, colonyEnv, type LineSignal } from './adapter.js';
+import { type Adapter, colonyEnv, type LineSignal, RESUME_TEXT } from './adapter.js';
 
 export const CLAUDE_CODE_PACKAGE = '@anthropic-ai/claude-code';
 export const CLAUDE_CODE_VERSION = '2.1.100';
@@ -65,9 +65,6 @@ export const claudeCodeAdapter: Adapter = (input) => {
     endInputOn: 'result',
   };
 };
-
-const RESUME_TEXT =
-  'Colony restarted you after a crash: go on with the goal where you left off (check your claims and merge requests first).';
 
 /** A stream-json user message (one line). */
 export function userMessage(text: string): string {

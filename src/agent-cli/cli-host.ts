@@ -12,7 +12,7 @@ import type { Scrubber } from '../core/secrets.js';
 import type { Upstream } from '../model/catalog.js';
 import type { Message } from '../model/types.js';
 import type { RateGate } from '../run/rate-gate.js';
-import type { AgentCliSpec } from '../run/run-spec.js';
+import type { AgentCliChoice } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import type { Tool } from '../tool/types.js';
@@ -42,7 +42,7 @@ export interface CliHostRun {
 }
 
 export interface DrivePeer {
-  cli: AgentCliSpec;
+  cli: AgentCliChoice;
   agent: string;
   goal: string;
   system: string;
@@ -97,6 +97,7 @@ export class CliHost {
           deadlineAt: run.deadlineAt,
         }),
         colonyTools: peer.tools.map((t) => t.spec.name),
+        model: access.upstream(peer.agent)?.model.name,
         log: run.log,
       });
     } finally {

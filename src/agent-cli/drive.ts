@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { type AgentOutcome, abortedOutcome } from '../agent/loop.js';
 import { isKind, type StoredEvent } from '../core/events.js';
 import type { Message } from '../model/types.js';
-import type { AgentCliSpec } from '../run/run-spec.js';
+import type { AgentCliChoice } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import type { LineSignal } from './adapter.js';
@@ -20,7 +20,7 @@ import { type AgentCliServer, MCP_PATH, MODEL_PATH } from './host-server.js';
 import { homeSeen, killGroup, startCli } from './launch.js';
 
 export interface DriveCliOptions {
-  cli: AgentCliSpec;
+  cli: AgentCliChoice;
   runId: string;
   agent: string;
   goal: string;
@@ -32,6 +32,8 @@ export interface DriveCliOptions {
   token: string;
   /** Colony's tools served to the agent over MCP. */
   colonyTools: string[];
+  /** The wire name of the agent's model (the proxy forwards to it whatever the CLI asks for). */
+  model?: string;
   sandbox: Sandbox | null;
   baseEnv: NodeJS.ProcessEnv;
   log: EventLog;
@@ -89,6 +91,7 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
     command: cli.command,
     resumeSession: cli.kind === 'cmd' ? undefined : resumeSession,
     colonyTools: options.colonyTools,
+    ...(options.model ? { model: options.model } : {}),
   });
   for (const file of launch.files) {
     mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
@@ -108,12 +111,20 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
   );
   await emit('agent.cli', { cli: cli.kind, event: 'started', ...(child.pid ? { pid: child.pid } : {}) });
 
-  child.stderr?.setEncoding('utf8').on('data', keep);
   const pending: Promise<void>[] = [];
   const lines = child.stdout ? createInterface({ input: child.stdout }) : null;
+  const errorLines = child.stderr && launch.readErrorLine ? createInterface({ input: child.stderr }) : null;
+  if (errorLines)
+    errorLines.on('line', (line) => {
+      keep(`${line}\n`);
+      onSignal(launch.readErrorLine?.(line) ?? null);
+    });
+  else child.stderr?.setEncoding('utf8').on('data', keep);
   lines?.on('line', (line) => {
     if (!launch.readLine) return keep(`${line}\n`);
-    const signal = launch.readLine(line);
+    onSignal(launch.readLine(line));
+  });
+  function onSignal(signal: LineSignal | null): void {
     if (!signal || signal.kind === 'activity') return;
     if (signal.kind === 'session') {
       pending.push(emit('agent.cli', { cli: cli.kind, event: 'session', sessionId: signal.sessionId }));
@@ -125,7 +136,7 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
       keep(`${signal.text}\n`);
     }
     if (launch.endInputOn === signal.kind) child.stdin?.end();
-  });
+  }
   child.stdin?.on('error', () => {});
   if (launch.input !== null) child.stdin?.write(launch.input);
   if (!launch.endInputOn) child.stdin?.end();
@@ -158,6 +169,7 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
   if (poll) clearInterval(poll);
   options.signal.removeEventListener('abort', onAbort);
   lines?.close();
+  errorLines?.close();
   await Promise.all(pending);
   const code = 'code' in ended ? ended.code : null;
   await emit('agent.cli', {

@@ -17,7 +17,11 @@ const INSTALLS = {
   codex: { bin: 'codex', pkg: CODEX_PACKAGE, version: CODEX_VERSION, file: 'bin/codex.js' },
 } as const;
 
-export function parseAgentCliFlag(value: string, env: NodeJS.ProcessEnv = process.env): Result<AgentCliSpec> {
+export function parseAgentCliFlag(
+  value: string,
+  env: NodeJS.ProcessEnv = process.env,
+  root = packageRoot(),
+): Result<AgentCliSpec> {
   if (value.startsWith('cmd:')) {
     const command = value.slice(4).trim();
     if (command === '') return err("--agent-cli 'cmd:<command>' needs a command after cmd:");
@@ -27,7 +31,7 @@ export function parseAgentCliFlag(value: string, env: NodeJS.ProcessEnv = proces
     return err(`--agent-cli must be claude-code, codex or 'cmd:<command>', not "${value}"`);
   const install = INSTALLS[value];
   // The pinned package in Colony's own node_modules first (run with this Node), else the PATH's.
-  const bundled = join(packageRoot(), 'node_modules', install.pkg, install.file);
+  const bundled = join(root, 'node_modules', install.pkg, install.file);
   if (existsSync(bundled)) return ok({ kind: value, command: bundled });
   if (findOnPath(install.bin, env.PATH)) return ok({ kind: value });
   return err(

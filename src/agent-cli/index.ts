@@ -2,7 +2,7 @@
 export type { AdapterInput, CliLaunch, LineSignal } from './adapter.js';
 export { CLAUDE_CODE_PACKAGE, CLAUDE_CODE_VERSION, readClaudeLine, userMessage } from './claude-code.js';
 export { type AgentCliAccess, CliHost, type CliHostRun, type DrivePeer } from './cli-host.js';
-export { CODEX_PACKAGE, CODEX_VERSION, codexConfig, readCodexLine } from './codex.js';
+export { CODEX_PACKAGE, CODEX_VERSION, codexConfig, codexLineReader, readCodexErrorLine } from './codex.js';
 export { type DriveCliOptions, driveCli } from './drive.js';
 export { parseAgentCliFlag } from './flag.js';
 export { AgentCliServer, agentCliServer, type HostedRun, MCP_PATH, MODEL_PATH } from './host-server.js';

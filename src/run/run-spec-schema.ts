@@ -12,6 +12,13 @@ export const RUN_SPEC_VERSION = 1;
 
 const positiveInt = z.number().int().positive();
 const nonNegative = z.number().nonnegative();
+const agentCliChoice = z
+  .strictObject({
+    kind: z.enum(AGENT_CLI_KINDS),
+    command: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+  })
+  .refine((cli) => cli.kind !== 'cmd' || cli.command !== undefined, { message: 'cmd needs a command' });
 
 const modelRecordSchema = z.strictObject({
   id: z.string().min(1),
@@ -61,6 +68,7 @@ export const runSpecSchema = z.strictObject({
       kind: z.enum(AGENT_CLI_KINDS),
       command: z.string().min(1).optional(),
       agents: z.array(z.string().min(1)).optional(),
+      byAgent: z.record(z.string(), agentCliChoice).optional(),
     })
     .refine((cli) => cli.kind !== 'cmd' || cli.command !== undefined, { message: 'cmd needs a command' })
     .optional(),

@@ -14,6 +14,15 @@ export type TopologyName = (typeof TOPOLOGY_NAMES)[number];
 export const AGENT_CLI_KINDS = ['claude-code', 'codex', 'cmd'] as const;
 export type AgentCliKind = (typeof AGENT_CLI_KINDS)[number];
 
+/** One external CLI: its kind, command and (for a peer of its own) model. */
+export interface AgentCliChoice {
+  kind: AgentCliKind;
+  /** cmd: the command (run with `sh -c` in the agent's checkout); claude-code, codex: the binary. */
+  command?: string;
+  /** The model id its calls go to (default: the run's model); a CLI speaks one protocol. */
+  model?: string;
+}
+
 /** peers: an external CLI drives these peers' loops instead of Colony's own loop. */
 export interface AgentCliSpec {
   kind: AgentCliKind;
@@ -21,6 +30,8 @@ export interface AgentCliSpec {
   command?: string;
   /** The peers it drives (default: every peer); the others run Colony's own loop. */
   agents?: string[];
+  /** Peers driven by another CLI (or model) than `kind` (`--agent-cli-peers peer-3=codex@MODEL`). */
+  byAgent?: Record<string, AgentCliChoice>;
 }
 
 export interface RunSpec {

@@ -20,7 +20,7 @@ import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
 import { startGoalCheck } from './peers/goal-check.js';
-import { outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
+import { cliOf, outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
 import { Semaphore } from './peers/semaphore.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
@@ -44,7 +44,8 @@ function agentCliAccess(ctx: RunContext, runFolder: string): AgentCliAccess {
   return {
     secret: () => secret,
     gate,
-    upstream: () => upstream(ctx.spec.model),
+    // A peer's CLI may have a model of its own (a CLI speaks one protocol: a mixed team needs two).
+    upstream: (agent) => upstream(cliOf(ctx.spec, agent)?.model ?? ctx.spec.model),
     homesDir: join(runFolder, 'agent-cli'),
   };
 }

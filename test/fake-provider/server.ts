@@ -16,6 +16,7 @@ import {
   decodeAnthropicRequest,
   decodeChatRequest,
   decodeResponsesRequest,
+  type Namespaced,
 } from './wire-decode.js';
 import { type Encoded, encodeAnthropic, encodeChat, encodeResponses } from './wire-encode.js';
 
@@ -80,7 +81,10 @@ const DECODERS: Record<Protocol, (body: unknown) => DecodeResult> = {
   responses: decodeResponsesRequest,
   anthropic: decodeAnthropicRequest,
 };
-const ENCODERS: Record<Protocol, (turn: Parameters<typeof encodeChat>[0], id: string) => Encoded> = {
+const ENCODERS: Record<
+  Protocol,
+  (turn: Parameters<typeof encodeChat>[0], id: string, namespaced?: Namespaced) => Encoded
+> = {
   chat: encodeChat,
   responses: encodeResponses,
   anthropic: encodeAnthropic,
@@ -198,6 +202,7 @@ export function startFakeProvider(options: FakeProviderOptions): Promise<FakePro
     const encoded = ENCODERS[protocol](
       scriptedTurnToModelTurn(turn, request!, callIndex, model),
       `${ID_PREFIX[protocol]}_${callIndex}`,
+      decoded.ok ? decoded.namespaced : undefined,
     );
     byKey[key!] = (byKey[key!] ?? 0) + 1;
     if (failure && 'cutAfterFrames' in failure) {

@@ -2,7 +2,16 @@
 import type { Message, ModelRequest, ToolCall, ToolSpec } from '../../src/model/types.js';
 
 type Rec = Record<string, unknown>;
-export type DecodeResult = { ok: true; request: ModelRequest } | { ok: false; error: string };
+export type DecodeResult =
+  | { ok: true; request: ModelRequest; namespaced?: Namespaced }
+  | { ok: false; error: string };
+
+/**
+ * Responses tools grouped in a `namespace` tool (Codex puts each MCP server's tools in one:
+ * `mcp__colony` holding `claim`, …) are flattened for policies as `<namespace>__<name>`
+ * (`mcp__colony__claim`); this maps a flat name back for the answer's `function_call`.
+ */
+export type Namespaced = Record<string, { namespace: string; name: string }>;
 
 const isRec = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -88,7 +97,9 @@ export function decodeResponsesRequest(body: unknown): DecodeResult {
       else if (item.role === 'assistant')
         messages.push({ role: 'assistant', content: textOf(item.content), toolCalls: [] });
     } else if (type === 'function_call') {
-      const call = { id: str(item.call_id), name: str(item.name), arguments: str(item.arguments) };
+      const name =
+        typeof item.namespace === 'string' ? `${item.namespace}__${str(item.name)}` : str(item.name);
+      const call = { id: str(item.call_id), name, arguments: str(item.arguments) };
       const last = messages[messages.length - 1];
       if (last?.role === 'assistant') last.toolCalls.push(call);
       else messages.push({ role: 'assistant', content: '', toolCalls: [call] });
@@ -104,18 +115,30 @@ export function decodeResponsesRequest(body: unknown): DecodeResult {
     }
   }
   const tools: ToolSpec[] = [];
+  const namespaced: Namespaced = {};
+  const addFunction = (t: Rec, namespace?: string): void => {
+    const name = namespace === undefined ? str(t.name) : `${namespace}__${str(t.name)}`;
+    if (namespace !== undefined) namespaced[name] = { namespace, name: str(t.name) };
+    tools.push({
+      name,
+      description: str(t.description),
+      parameters: isRec(t.parameters) ? t.parameters : {},
+    });
+  };
   if (Array.isArray(body.tools)) {
     for (const t of body.tools) {
-      if (!isRec(t) || t.type !== 'function') continue;
-      tools.push({
-        name: str(t.name),
-        description: str(t.description),
-        parameters: isRec(t.parameters) ? t.parameters : {},
-      });
+      if (isRec(t) && t.type === 'function') addFunction(t);
+      else if (isRec(t) && t.type === 'namespace' && Array.isArray(t.tools))
+        for (const inner of t.tools)
+          if (isRec(inner) && inner.type === 'function') addFunction(inner, str(t.name));
     }
   }
   const request: ModelRequest = { system, messages, tools, stream: body.stream === true };
-  return { ok: true, request: withMax(request, body.max_output_tokens) };
+  return {
+    ok: true,
+    request: withMax(request, body.max_output_tokens),
+    ...(Object.keys(namespaced).length > 0 ? { namespaced } : {}),
+  };
 }
 
 export function decodeAnthropicRequest(body: unknown): DecodeResult {

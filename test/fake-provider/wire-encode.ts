@@ -1,5 +1,6 @@
 /** Encodes a neutral ModelTurn in each protocol's wire format, whole or as SSE events. */
 import type { ModelTurn, StopReason, Usage } from '../../src/model/types.js';
+import type { Namespaced } from './wire-decode.js';
 
 export interface Encoded {
   /** Whole JSON response body. */
@@ -93,7 +94,8 @@ export function encodeChat(turn: ModelTurn, id: string): Encoded {
   };
 }
 
-export function encodeResponses(turn: ModelTurn, id: string): Encoded {
+/** `namespaced`: the request's namespaced tools (a call of one names its namespace, as Codex expects). */
+export function encodeResponses(turn: ModelTurn, id: string, namespaced?: Namespaced): Encoded {
   const created = now();
   const output: Record<string, unknown>[] = [];
   if (turn.text !== '') {
@@ -106,11 +108,12 @@ export function encodeResponses(turn: ModelTurn, id: string): Encoded {
     });
   }
   turn.toolCalls.forEach((c, i) => {
+    const inNamespace = namespaced?.[c.name];
     output.push({
       type: 'function_call',
       id: `fc_${id}_${i}`,
       call_id: c.id,
-      name: c.name,
+      ...(inNamespace ? { namespace: inNamespace.namespace, name: inNamespace.name } : { name: c.name }),
       arguments: c.arguments,
       status: 'completed',
     });

@@ -49,7 +49,9 @@ never touched. The result is fetched into your repository as the branch colony/<
                        claude-code, codex, or 'cmd:COMMAND' (any command; it gets COLONY_MCP_URL,
                        COLONY_AGENT_TOKEN, the model proxy as ANTHROPIC_/OPENAI_BASE_URL, COLONY_GOAL,
                        COLONY_SYSTEM_PROMPT). See docs/agent-cli.md
-  --agent-cli-peers P  with --agent-cli: only these peers (e.g. peer-2,peer-3); the others are built in
+  --agent-cli-peers P  only these peers run a CLI (e.g. peer-2,peer-3); the others are built in. An
+                       entry may name its own: peer-2=claude-code@MODEL,peer-3=codex@MODEL (a mixed
+                       team; @MODEL: that peer's model id, its CLI's protocol) or peer-2=cmd:COMMAND
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;

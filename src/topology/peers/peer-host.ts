@@ -18,7 +18,7 @@ import { type EventInput, isKind, type StoredEvent } from '../../core/events.js'
 import type { Scrubber } from '../../core/secrets.js';
 import type { Result } from '../../lang/result.js';
 import type { Message, Provider } from '../../model/types.js';
-import type { RunSpec } from '../../run/run-spec.js';
+import type { AgentCliChoice, RunSpec } from '../../run/run-spec.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { EventLog } from '../../store/types.js';
 import { withAfterMutation } from '../../tool/after-mutation.js';
@@ -302,10 +302,14 @@ export class PeerHost {
 }
 
 /** The external CLI that drives `agent`'s loop, if any (spec.agentCli: every peer or those named). */
-export function cliOf(spec: RunSpec, agent: string): RunSpec['agentCli'] | null {
+export function cliOf(spec: RunSpec, agent: string): AgentCliChoice | null {
   const cli = spec.agentCli;
   if (!cli) return null;
-  return !cli.agents || cli.agents.includes(agent) ? cli : null;
+  const own = cli.byAgent?.[agent];
+  if (own) return own;
+  return !cli.agents || cli.agents.includes(agent)
+    ? { kind: cli.kind, ...(cli.command ? { command: cli.command } : {}) }
+    : null;
 }
 
 export function outcomeOf(event: StoredEvent<'agent.finished'>): AgentOutcome {

@@ -1,0 +1,138 @@
+/**
+ * The real Codex CLI (the pinned devDependency @openai/codex) as a peer in
+ * `colony run --topology peers --agent-cli codex`, in the run's bubblewrap sandbox: its model turns
+ * come from the fake provider (OpenAI Responses, streamed) through the metering proxy, scripted
+ * (codex-policy.ts): claim over MCP, its own shell tool writes the fix, merge_request and release
+ * over MCP. Not skipped when Codex is missing: it is a pinned devDependency, so that is a failure.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../src/core/events.js';
+import type { Store } from '../../src/store/index.js';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
+import { colony, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/db.js';
+import { createUserRepo } from '../helpers/user-repo.js';
+import { codexPolicy, codexUsage } from './codex-policy.js';
+
+const CODEX = join(import.meta.dirname, '..', '..', 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
+
+let store: Store;
+let fake: FakeProvider;
+beforeAll(async () => {
+  store = await openTestStore();
+  fake = await startFakeProvider({
+    policy: codexPolicy((peer) =>
+      peer === 1
+        ? {
+            scope: 'src/alpha/',
+            // Writes only if the commands Codex runs do not see the agent's token or a key.
+            command:
+              'test -z "$COLONY_AGENT_TOKEN$OPENAI_API_KEY" && printf \'fixed alpha\\n\' > src/alpha/value.txt',
+            note: 'fix alpha',
+          }
+        : undefined,
+    ),
+    requireKey: 'sk-real',
+  });
+});
+afterAll(async () => {
+  await fake?.close();
+  await store?.close();
+});
+
+const ofKind = <K extends StoredEvent['kind']>(events: StoredEvent[], kind: K) =>
+  events.filter((e): e is StoredEvent<K> => e.kind === kind);
+
+describe('--agent-cli codex', () => {
+  it('Codex claims over MCP, writes with its shell tool, merges through the queue and releases', async () => {
+    expect(existsSync(CODEX), 'the pinned @openai/codex devDependency is not installed (npm ci)').toBe(true);
+    const r = createUserRepo({ 'README.md': '# m\n', 'src/alpha/value.txt': 'broken\n' }, 'colony-codex-');
+    const result = await colony(
+      [
+        'run',
+        '--topology',
+        'peers',
+        '--agents',
+        '1',
+        '--repo',
+        r.dir,
+        '--goal',
+        'fix every module',
+        '--model',
+        'openai-responses:fake-model',
+        '--base-url',
+        fake.url,
+        '--verify',
+        '! grep -rqx broken src',
+        '--json',
+        '--agent-cli',
+        'codex',
+      ],
+      { env: { ...NO_API_KEYS, OPENAI_API_KEY: 'sk-real' }, timeoutMs: 240_000 },
+    );
+    const summary = lastJsonLine(result.stdout);
+    const runId = summary.runId as string;
+    const events = runId ? await store.log.read(runId) : [];
+    const context = `${result.stderr}\n${events.map((e) => `${e.kind} ${JSON.stringify(e.data).slice(0, 600)}`).join('\n')}`;
+    expect(summary.status, context).toBe('succeeded');
+
+    const cli = ofKind(events, 'agent.cli').filter((e) => e.agent === 'peer-1');
+    expect(cli.map((e) => e.data.event)).toEqual(['started', 'session', 'exited']);
+    expect(cli[0]?.data.pid).toBeGreaterThan(0);
+    expect(cli[1]?.data.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(cli[2]?.data.exitCode).toBe(0);
+    expect(ofKind(events, 'claim.granted').map((e) => [e.agent, e.data.scope])).toEqual([
+      ['peer-1', 'src/alpha/'],
+    ]);
+    expect(ofKind(events, 'claim.released').map((e) => e.data.outcome)).toEqual(['done: fix alpha']);
+    const requested = ofKind(events, 'merge.requested');
+    expect(requested.map((e) => e.agent)).toEqual(['peer-1']);
+    const landed = ofKind(events, 'merge.landed');
+    expect(landed).toHaveLength(1);
+    expect(landed[0]?.data.batch).toContain(requested[0]?.data.mr);
+    // Codex's own shell wrote the file in its checkout; the queue brought it onto the result branch.
+    const onBranch = execFileSync('git', ['-C', r.dir, 'show', `colony/${runId}:src/alpha/value.txt`], {
+      encoding: 'utf8',
+    });
+    expect(onBranch).toBe('fixed alpha\n');
+
+    // One model.response per proxied call, with exactly the usage the fake provider reported
+    // (cached input apart), and the fake provider saw as many calls, with the real key only.
+    const responses = ofKind(events, 'model.response').filter((e) => e.agent === 'peer-1');
+    expect(responses.map((e) => e.data.step)).toEqual([1, 2, 3, 4, 5]);
+    expect(responses.map((e) => e.data.turn.usage)).toEqual(
+      responses.map((_, i) => expect.objectContaining(codexUsage(i))),
+    );
+    expect(responses.map((e) => e.data.turn.toolCalls.map((c) => c.name))).toEqual([
+      ['claim'],
+      ['exec_command'],
+      ['merge_request'],
+      ['release'],
+      [],
+    ]);
+    const seen = fake.requests();
+    expect(seen).toHaveLength(responses.length);
+    expect(
+      seen.every((q) => q.path === '/v1/responses' && q.headers.authorization === 'Bearer sk-real'),
+    ).toBe(true);
+    expect(seen.every((q) => !JSON.stringify(q.headers).includes('colony_at_'))).toBe(true);
+    // Codex saw Colony's tools under its MCP namespace, beside its own shell.
+    const tools = seen[0]?.request?.tools.map((t) => t.name) ?? [];
+    expect(tools).toEqual(
+      expect.arrayContaining(['exec_command', 'mcp__colony__claim', 'mcp__colony__release']),
+    );
+
+    const finished = ofKind(events, 'agent.finished').find((e) => e.agent === 'peer-1');
+    expect(finished?.data).toMatchObject({
+      status: 'done',
+      stopReason: 'answered',
+      steps: responses.length,
+      finalText: 'fix alpha: merged and released',
+    });
+    // The agent's token never reaches the log.
+    expect(JSON.stringify(events)).not.toMatch(/colony_at_[A-Za-z0-9_-]{20,}/);
+  }, 300_000);
+});
