@@ -15,6 +15,7 @@ usage: colony <command> [options]
   report RUN         a self-contained HTML report with charts (--out DIR)
   compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
                      colony show --help explains CriticalSteps, parallelism, coordination share
+  eval report DIR    was the team worth it? pass rates with intervals, each arm vs solo (--json)
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices
@@ -42,6 +43,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   show: async () => (await import('./commands/show.js')).showCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
+  eval: async () => (await import('./commands/eval.js')).evalCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,

@@ -1,0 +1,159 @@
+/**
+ * The self-contained HTML page of `colony eval report`: inline CSS and inline SVG, no script and no
+ * external reference of any kind, so it opens offline and can be mailed as one file.
+ */
+
+import { esc, facts, section, table } from '../../report/html.js';
+import { formatCount, formatDuration, formatUsd } from '../../view/format.js';
+import { renderCostParetoChart } from './cost-chart.js';
+import { pct, pp, ppRange, pValue, times } from './format.js';
+import { howToRead } from './how-to-read.js';
+import { renderPassRateChart } from './pass-rate-chart.js';
+import { renderSolvedChart } from './solved-chart.js';
+import type { ArmSummary, EvalSummary } from './summary-types.js';
+import { renderWinLossChart } from './win-loss-chart.js';
+
+const CSS = `
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#f6f7f9}
+header{background:#1f2a37;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
+header .sub{opacity:.8;margin-top:4px}
+main{padding:8px 24px 48px;max-width:1100px}
+section{background:#fff;border:1px solid #e3e6ea;border-radius:6px;padding:12px 16px;margin:16px 0}
+h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:12px 0 6px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eef0f2;vertical-align:top}
+thead th{background:#f3f4f6}
+table.facts th{width:240px;color:#555;font-weight:500}
+.chart{overflow-x:auto}.chart svg{max-width:none;height:auto}
+.answer li{margin:4px 0}.sig{color:#1a7f37;font-weight:600}.loss{color:#b42318;font-weight:600}
+.warn{background:#fff8e6;border-color:#f0d48a}
+.note{color:#666;font-size:12px}
+`;
+
+const dur = (ms: number | null) => (ms === null ? '—' : formatDuration(ms));
+
+function armTable(a: ArmSummary, confidence: number): string {
+  const level = `${Math.round(confidence * 100)}%`;
+  const config = Object.entries(a.config)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
+  const rows: [string, string][] = [
+    ['topology · agents', esc(`${a.topology} · ${a.size}${a.solo ? ' (solo baseline)' : ''}`)],
+    ['configuration', esc(config || '—')],
+    [
+      'trials',
+      esc(
+        `${a.trials} graded (${a.passes} passed, ${a.timeouts} timed out) on ${a.tasks} tasks in ${a.repos} repositories; ${a.infraErrors} infra errors left out`,
+      ),
+    ],
+    [
+      'pass rate',
+      esc(
+        `${pct(a.passRate)} — ${level} interval ${pct(a.interval?.lo ?? null)} to ${pct(a.interval?.hi ?? null)} (${a.interval?.method ?? '—'})`,
+      ),
+    ],
+    [
+      'Wilson · clustered bootstrap',
+      esc(
+        `${pct(a.wilson?.lo ?? null)}–${pct(a.wilson?.hi ?? null)} · ${pct(a.bootstrap?.lo ?? null)}–${pct(a.bootstrap?.hi ?? null)}`,
+      ),
+    ],
+    [
+      'pass@k · pass^k',
+      esc(a.passAtK.map((r) => `k=${r.k}: ${pct(r.passAtK)} · ${pct(r.passHatK)}`).join('; ') || '—'),
+    ],
+    ['mean score (share of graded tests)', esc(pct(a.meanScore))],
+    [
+      'cost: total · a trial · a success',
+      esc(
+        `${formatUsd(a.totalCostUsd)} · ${formatUsd(a.meanCostUsd)} · ${a.costPerSuccessUsd === null ? 'no success' : formatUsd(a.costPerSuccessUsd)}`,
+      ),
+    ],
+    ['median wall-clock · to first green', esc(`${dur(a.medianWallMs)} · ${dur(a.medianFirstGreenMs)}`)],
+    [
+      'tokens uncached / cached input / output',
+      esc(
+        `${formatCount(a.tokens.input)} / ${formatCount(a.tokens.cachedInput)} / ${formatCount(a.tokens.output)}`,
+      ),
+    ],
+    [
+      'mean CriticalSteps · parallelism',
+      esc(`${a.meanCriticalSteps?.toFixed(1) ?? '—'} · ${a.meanParallelism?.toFixed(2) ?? '—'}`),
+    ],
+    ['merges · conflicts', esc(`${a.merges} · ${a.conflicts}`)],
+  ];
+  return `<h3>${esc(a.name)}</h3>${facts(rows)}`;
+}
+
+function comparisonTable(s: EvalSummary): string {
+  if (s.comparisons.length === 0) return '<p class="note">no arm was compared with a solo baseline</p>';
+  const rows = s.comparisons.map((c) => [
+    esc(c.arm),
+    String(c.pairedTasks),
+    esc(`${pct(c.armRate)} vs ${pct(c.soloRate)}`),
+    `<span class="${c.significant ? ((c.diff ?? 0) > 0 ? 'sig' : 'loss') : ''}">${esc(pp(c.diff))}</span>`,
+    esc(ppRange(c.ci)),
+    esc(`${c.test} p ${pValue(c.p)}`),
+    esc(`p ${pValue(c.pHolm)}${c.significant ? ' — significant' : ''}`),
+    esc(`${c.discordant.armOnly} / ${c.discordant.soloOnly}`),
+    esc(c.mde === null ? '—' : `±${(c.mde * 100).toFixed(1)} pp`),
+    esc(`${times(c.costRatio)} · ${times(c.wallRatio)}`),
+  ]);
+  return table(
+    [
+      'arm',
+      'tasks',
+      `pass rate vs ${s.baseline ?? 'solo'}`,
+      'difference',
+      `${Math.round(s.confidence * 100)}% CI`,
+      'test',
+      'Holm-adjusted',
+      'tasks arm better / solo better',
+      'MDE',
+      'cost · wall-clock ×',
+    ],
+    rows,
+  );
+}
+
+export function evalPage(s: EvalSummary, source: string): string {
+  const trials = s.arms.reduce((t, a) => t + a.trials, 0);
+  const answer = `<ul class="answer">${s.headline.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`;
+  const warnings = s.warnings.length
+    ? `<section id="warnings" class="warn"><h2>About the data</h2><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`
+    : '';
+  const body = [
+    section('answer', 'Was the team worth it?', answer || '<p class="note">nothing to compare</p>'),
+    warnings,
+    section(
+      'pass-rate',
+      'Pass rate vs team size',
+      `<div class="chart">${renderPassRateChart(s)}</div><p class="note">Whiskers: ${Math.round(s.confidence * 100)}% intervals. Dashed: the solo baseline.</p>`,
+    ),
+    section(
+      'cost',
+      'Cost vs pass rate',
+      `<div class="chart">${renderCostParetoChart(s)}</div><p class="note">On the dashed frontier: ${esc(s.pareto.join(', ') || '—')}. An arm below or right of it costs more for no better pass rate.</p>`,
+    ),
+    section('solved', 'Solved over wall-clock', `<div class="chart">${renderSolvedChart(s)}</div>`),
+    section('matrix', 'Per task against solo', `<div class="chart">${renderWinLossChart(s)}</div>`),
+    section('comparisons', `Against ${s.baseline ?? 'solo'}`, comparisonTable(s)),
+    section('arms', 'Arms', s.arms.map((a) => armTable(a, s.confidence)).join('')),
+    section(
+      'how-to-read',
+      'How to read this',
+      `<ul class="note">${howToRead(s)
+        .map((l) => `<li>${esc(l)}</li>`)
+        .join('')}</ul>`,
+    ),
+  ].join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Colony eval — ${esc(source)}</title><style>${CSS}</style></head>
+<body><header><h1>Colony eval: was the team worth it?</h1><div class="sub">${esc(`${source} — ${s.arms.length} arms, ${trials} graded trials`)}</div></header>
+<main>
+${body}
+<p class="note">Generated by colony eval report from trials.jsonl and arms.json.</p>
+</main></body></html>
+`;
+}

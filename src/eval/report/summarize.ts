@@ -1,0 +1,163 @@
+/**
+ * summarizeEval(records, arms) → EvalSummary: per-arm statistics, each arm against the solo baseline
+ * with Holm's adjustment across arms, the cost/pass-rate Pareto frontier, the win/loss matrix and the
+ * answer in plain sentences. Pure and deterministic for a given options.seed.
+ */
+import { holmAdjust } from '../stats/holm.js';
+import { paretoFrontier } from '../stats/pareto.js';
+import { type Arm, crossCheck, type TrialRecord } from '../trial-record.js';
+import { summarizeArm } from './arm-summary.js';
+import { compareWithSolo, type RawComparison } from './comparison.js';
+import { pct } from './format.js';
+import { DEFAULT_EVAL_OPTIONS, type EvalOptions } from './options.js';
+import {
+  type ArmSummary,
+  type Comparison,
+  EVAL_SUMMARY_VERSION,
+  type EvalSummary,
+  type MatrixRow,
+} from './summary-types.js';
+import { byArm, tallyArm } from './tally.js';
+import { verdictText } from './verdict.js';
+
+/** The solo baseline: the arm marked solo, else the only arm of size 1 (said in a warning). */
+function findBaseline(arms: readonly Arm[], warnings: string[]): Arm | null {
+  const marked = arms.find((a) => a.solo === true);
+  if (marked) return marked;
+  const singles = arms.filter((a) => a.size === 1);
+  if (singles.length === 1 && singles[0] && arms.length > 1) {
+    warnings.push(
+      `no arm is marked "solo": true; "${singles[0].name}" (the only arm of size 1) is the baseline`,
+    );
+    return singles[0];
+  }
+  if (arms.length > 1)
+    warnings.push('no arm is marked "solo": true in arms.json, so no arm is compared with a baseline');
+  return null;
+}
+
+/** Every task's repository is the first one recorded for it (crossCheck warns about the others). */
+function oneRepoPerTask(records: readonly TrialRecord[]): TrialRecord[] {
+  const repoOf = new Map<string, string>();
+  for (const r of records) if (!repoOf.has(r.task)) repoOf.set(r.task, r.repo);
+  return records.map((r) =>
+    repoOf.get(r.task) === r.repo ? r : { ...r, repo: repoOf.get(r.task) ?? r.repo },
+  );
+}
+
+function matrix(
+  comparisons: readonly RawComparison[],
+  records: readonly TrialRecord[],
+): EvalSummary['matrix'] {
+  const taskRepo = new Map<string, string>();
+  for (const r of records) if (!taskRepo.has(r.task)) taskRepo.set(r.task, r.repo);
+  const tasks = [...taskRepo]
+    .map(([task, repo]) => ({ task, repo }))
+    .sort((a, b) => a.repo.localeCompare(b.repo) || a.task.localeCompare(b.task));
+  const rows: MatrixRow[] = comparisons.map((c) => {
+    const byTask = new Map(c.pairs.map((p) => [p.task, p]));
+    return {
+      arm: c.arm,
+      cells: tasks.map(({ task }) => {
+        const p = byTask.get(task);
+        if (!p) return { result: 'missing' as const, arm: null, solo: null };
+        const result = p.diff > 0 ? 'win' : p.diff < 0 ? 'loss' : 'tie';
+        return { result, arm: p.arm, solo: p.solo };
+      }),
+    };
+  });
+  return { tasks, rows };
+}
+
+function headline(
+  arms: readonly ArmSummary[],
+  comparisons: readonly Comparison[],
+  pareto: string[],
+): string[] {
+  const lines = comparisons.map((c) => c.verdict);
+  const priced = arms.filter((a) => a.meanCostUsd !== null && a.passRate !== null);
+  if (priced.length > 1 && pareto.length > 0) {
+    const onFront = pareto
+      .map((name) => arms.find((a) => a.name === name))
+      .filter((a): a is ArmSummary => a !== undefined)
+      .map((a) => `${a.name} (${pct(a.passRate)} at $${(a.meanCostUsd ?? 0).toFixed(2)} a trial)`);
+    const dominated = priced.length - pareto.length;
+    lines.push(
+      `Cost and pass rate together: ${onFront.join(', ')} ${pareto.length === 1 ? 'is' : 'are'} on the Pareto frontier` +
+        (dominated > 0
+          ? `; the other ${dominated} arm${dominated === 1 ? ' is' : 's are'} dominated (another arm is at most as expensive and at least as good).`
+          : '.'),
+    );
+  }
+  return lines;
+}
+
+export function summarizeEval(
+  records: readonly TrialRecord[],
+  arms: readonly Arm[],
+  options: Partial<EvalOptions> = {},
+  readWarnings: readonly string[] = [],
+): EvalSummary {
+  const o: EvalOptions = { ...DEFAULT_EVAL_OPTIONS, ...options };
+  const warnings = [...readWarnings, ...crossCheck(records, arms)];
+  const known = new Set(arms.map((a) => a.name));
+  const usable = oneRepoPerTask(records.filter((r) => known.has(r.arm)));
+  const grouped = byArm(usable);
+  // Each arm's resampling gets its own stream, derived from the one seed.
+  const armSummaries = arms.map((arm, i) =>
+    summarizeArm(arm, grouped.get(arm.name) ?? [], o, o.seed + 1000 * i),
+  );
+  for (const a of armSummaries) {
+    if (a.trials === 0) warnings.push(`arm "${a.name}" has no graded trial`);
+    if (a.infraErrors > 0)
+      warnings.push(
+        `arm "${a.name}": ${a.infraErrors} infra error(s) left out of its rates (harness failures, not the team's)`,
+      );
+  }
+  const baseline = findBaseline(arms, warnings);
+  const soloSummary = armSummaries.find((a) => a.name === baseline?.name);
+  const raw: RawComparison[] = [];
+  if (baseline && soloSummary) {
+    const soloTasks = tallyArm(grouped.get(baseline.name) ?? []).tasks;
+    arms.forEach((arm, i) => {
+      const summary = armSummaries[i];
+      if (arm.name === baseline.name || !summary) return;
+      const armTasks = tallyArm(grouped.get(arm.name) ?? []).tasks;
+      raw.push(compareWithSolo(summary, armTasks, soloSummary, soloTasks, o, o.seed + 1000 * i + 500));
+    });
+  }
+  const adjusted = holmAdjust(raw.map((c) => c.p));
+  const comparisons: Comparison[] = raw.map(({ pairs: _pairs, ...c }, i) => {
+    const pHolm = adjusted[i] ?? 1;
+    const withHolm = { ...c, pHolm, significant: c.pairedTasks > 0 && pHolm < o.alpha };
+    return { ...withHolm, verdict: verdictText(withHolm, o.confidence, o.alpha) };
+  });
+  const pareto = paretoFrontier(
+    armSummaries.flatMap((a) =>
+      a.meanCostUsd !== null && a.passRate !== null
+        ? [{ name: a.name, cost: a.meanCostUsd, value: a.passRate }]
+        : [],
+    ),
+  ).map((p) => p.name);
+  const repos = new Set(usable.map((r) => r.repo)).size;
+  if (repos > 1 && repos < 5)
+    warnings.push(
+      `only ${repos} repositories: intervals clustered by repository rest on few clusters and generalise to other repositories only roughly`,
+    );
+  return {
+    v: EVAL_SUMMARY_VERSION,
+    confidence: o.confidence,
+    alpha: o.alpha,
+    power: o.power,
+    seed: o.seed,
+    resamples: o.resamples,
+    smallN: o.smallN,
+    baseline: baseline?.name ?? null,
+    arms: armSummaries,
+    comparisons,
+    pareto,
+    matrix: matrix(raw, usable),
+    headline: headline(armSummaries, comparisons, pareto),
+    warnings,
+  };
+}
