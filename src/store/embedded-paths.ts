@@ -12,6 +12,8 @@ export interface EmbeddedPaths {
   log: string;
   /** Who started the running server (pid + start time) and when. */
   server: string;
+  /** The folder of the server's unix-domain socket (clients on this machine use it: cheaper than TCP). */
+  socket: string;
 }
 
 export function embeddedPaths(home: string): EmbeddedPaths {
@@ -26,6 +28,7 @@ export function embeddedPaths(home: string): EmbeddedPaths {
     appPassword: join(root, 'app-password'),
     log: join(root, 'server.log'),
     server: join(root, 'server.json'),
+    socket: join(root, 'sock'),
   };
 }
 

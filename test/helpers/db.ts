@@ -15,6 +15,18 @@ export async function superuserClient(store: Store): Promise<pg.Client> {
   return client;
 }
 
+/** `url` with another database and/or user (the URL may carry `?host=` for a unix socket). */
+export function databaseUrlWith(
+  url: string,
+  change: { database?: string; user?: string; password?: string },
+): string {
+  const u = new URL(url);
+  if (change.database !== undefined) u.pathname = `/${change.database}`;
+  if (change.user !== undefined) u.username = change.user;
+  if (change.password !== undefined) u.password = change.password;
+  return u.toString();
+}
+
 /** A run id unique to this test, so parallel test files never share a run. */
 export function testRunId(label = 'test'): string {
   return `t-${label}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;

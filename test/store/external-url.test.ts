@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
-import { openTestStore, superuserClient, testRunId } from '../helpers/db.js';
+import { databaseUrlWith, openTestStore, superuserClient, testRunId } from '../helpers/db.js';
 
 // COLONY_DATABASE_URL mode, exercised against the test server acting as an "external" Postgres.
 let host: Store;
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe.skipIf(Boolean(process.env.COLONY_DATABASE_URL))('COLONY_DATABASE_URL', () => {
   it('migrates with the URL and runs the app as colony_app via the role option', async () => {
-    const url = host.superuserUrl!.replace(/\/colony$/, `/${dbOwned}`);
+    const url = databaseUrlWith(host.superuserUrl!, { database: dbOwned });
     const messages: string[] = [];
     const store = await openTestStore({ databaseUrl: url, onMessage: (m) => messages.push(m) });
     try {
@@ -50,9 +50,7 @@ describe.skipIf(Boolean(process.env.COLONY_DATABASE_URL))('COLONY_DATABASE_URL',
   });
 
   it('falls back to the URL role with one warning when it cannot switch to colony_app', async () => {
-    const url = host
-      .superuserUrl!.replace(/\/\/postgres:[^@]+@/, `//${plainUser}:pw@`)
-      .replace(/\/colony$/, `/${dbPlain}`);
+    const url = databaseUrlWith(host.superuserUrl!, { user: plainUser, password: 'pw', database: dbPlain });
     const messages: string[] = [];
     const store = await openTestStore({ databaseUrl: url, onMessage: (m) => messages.push(m) });
     try {

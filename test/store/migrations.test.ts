@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, runMigrations, SCHEMA_VERSION } from '../../src/store/migrations.js';
-import { openTestStore, superuserClient } from '../helpers/db.js';
+import { databaseUrlWith, openTestStore, superuserClient } from '../helpers/db.js';
 
 describe('migrations', () => {
   it('several stores opening at once all succeed and each migration is recorded once', async () => {
@@ -21,7 +21,7 @@ describe('migrations', () => {
     const su = await superuserClient(store);
     const db = `mig_${process.pid}_${Date.now()}`;
     await su.query(`CREATE DATABASE ${db}`);
-    const url = store.superuserUrl!.replace(/\/colony$/, `/${db}`);
+    const url = databaseUrlWith(store.superuserUrl!, { database: db });
     const clients = await Promise.all(
       Array.from({ length: 4 }, async () => {
         const c = new pg.Client({ connectionString: url });
