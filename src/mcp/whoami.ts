@@ -1,7 +1,6 @@
 /** `whoami`: who the MCP server takes the caller for (from its verified token), and until when. */
-import { z } from 'zod';
 import type { AgentTokenClaims } from '../auth/index.js';
-import { defineTool } from '../tool/define.js';
+import { defineTool, NO_ARGUMENTS } from '../tool/define.js';
 import { ok, type Tool } from '../tool/types.js';
 
 export function createWhoamiTool(claims: AgentTokenClaims, now: () => number = Date.now): Tool {
@@ -10,7 +9,7 @@ export function createWhoamiTool(claims: AgentTokenClaims, now: () => number = D
     description:
       'Who you are to Colony: your agent name and run (every coordination tool acts in that name), ' +
       'the scopes of your token and when it expires.',
-    schema: z.object({}),
+    schema: NO_ARGUMENTS,
     mutates: false,
     async run() {
       const answer = {

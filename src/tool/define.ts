@@ -14,6 +14,9 @@ export interface ToolDefinition<S extends z.ZodType> {
   run(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
+/** The schema of a tool without arguments (one constant: converted once, see `parametersOf`). */
+export const NO_ARGUMENTS = z.object({});
+
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool {
   return {
     spec: { name: def.name, description: def.description, parameters: toParameters(def.schema) },

@@ -1,6 +1,5 @@
 /** `claim_next {}`: take the next ready task of the board, atomically (claims its scope for you). */
-import { z } from 'zod';
-import { defineTool } from '../../tool/define.js';
+import { defineTool, NO_ARGUMENTS } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 import type { TaskCounts } from '../task-queries.js';
@@ -16,7 +15,7 @@ export function createClaimNextTool(coord: Coordination, runId: string, agent: s
       'reason otherwise (the task goes back on the board). You may take the next task while a merge ' +
       'request of yours waits (up to 4 open tasks; at 4 you get your oldest back). When nothing is ready ' +
       'you get the counts.',
-    schema: z.object({}),
+    schema: NO_ARGUMENTS,
     mutates: false,
     async run() {
       const next = await coord.tasks.claimNext(runId, agent);

@@ -1,6 +1,5 @@
 /** `message_read {}`: unread direct and channel messages, marked read. */
-import { z } from 'zod';
-import { defineTool } from '../../tool/define.js';
+import { defineTool, NO_ARGUMENTS } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import type { Coordination } from '../coordination.js';
 import { formatMessages } from './format.js';
@@ -10,7 +9,7 @@ export function createMessageReadTool(coord: Coordination, runId: string, agent:
     name: 'message_read',
     description:
       'Read your unread messages: direct messages to you and messages on your channels (all, and those you joined).',
-    schema: z.object({}),
+    schema: NO_ARGUMENTS,
     mutates: false,
     async run() {
       const read = await coord.messages.read(runId, agent, 'message_read');

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { RESERVED_AGENT_NAMES } from '../../agent/direct-message.js';
 import type { EventLog } from '../../store/types.js';
-import { defineTool } from '../../tool/define.js';
+import { defineTool, NO_ARGUMENTS } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { HUB_MAIN } from '../hub.js';
 import { REVIEW_MERGE_TOOL } from './deciders.js';
@@ -28,6 +28,12 @@ export interface ReviewToolContext {
 
 const SHOWN = 5;
 
+const REVIEW_SCHEMA = z.object({
+  mr: z.number().int().positive(),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().trim().min(1).max(2000).describe('why: what you checked, or what must change'),
+});
+
 export function createReviewTools(ctx: ReviewToolContext): Tool[] {
   // A reviewer's decisions are written in its own name; a reserved one (the user's) must never be it.
   if (RESERVED_AGENT_NAMES.has(ctx.agent))
@@ -37,7 +43,7 @@ export function createReviewTools(ctx: ReviewToolContext): Tool[] {
     description:
       'List the merge requests of other peers that passed the merge check and wait for your review, ' +
       'with what each changes (diff). Then call review_merge for each.',
-    schema: z.object({}),
+    schema: NO_ARGUMENTS,
     mutates: false,
     async run() {
       const waiting = ctx.queue.awaitingRequests().filter((r) => r.agent !== ctx.agent);
@@ -63,11 +69,7 @@ export function createReviewTools(ctx: ReviewToolContext): Tool[] {
     description:
       'Decide on a merge request waiting for review: "approve" lands it on main (rebuilt on the current ' +
       'main and re-checked if main moved); "reject" sends it back to its author with your reason.',
-    schema: z.object({
-      mr: z.number().int().positive(),
-      decision: z.enum(['approve', 'reject']),
-      reason: z.string().trim().min(1).max(2000).describe('why: what you checked, or what must change'),
-    }),
+    schema: REVIEW_SCHEMA,
     mutates: false,
     async run({ mr, decision, reason }) {
       const request = ctx.queue.awaitingRequests().find((r) => r.mr === mr);

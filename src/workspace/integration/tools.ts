@@ -44,6 +44,20 @@ const MOVES_ON =
   'to you as a direct message from integration (merge_status {mr} tells where it stands). Later ' +
   'changes on your branch go into your next merge_request, together with any not landed yet.';
 
+// Schemas are module constants: tools/define.ts converts each to JSON schema once per process.
+const MERGE_REQUEST_SCHEMA = z.object({
+  note: z.string().trim().min(1).max(2000).describe('what the change does and why'),
+});
+
+const MERGE_STATUS_SCHEMA = z.object({
+  mr: z.number().int().positive().describe('the merge request id'),
+  wait: z.boolean().optional().describe('wait for the outcome'),
+});
+
+const SYNC_SCHEMA = z.object({
+  merge: z.boolean().optional().describe('merge main into your branch, leaving conflict markers to resolve'),
+});
+
 export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
   return defineTool({
     name: 'merge_request',
@@ -51,7 +65,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
       'Commit all your changes (the note is the commit message) and ask to land them on main. The ' +
       'integration queue applies your commits on the latest main, runs the verify command and lands ' +
       `or rejects them; ${ctx.submitAndMoveOn ? MOVES_ON : WAITS} Your branch is left as it is either way.`,
-    schema: z.object({ note: z.string().trim().min(1).max(2000).describe('what the change does and why') }),
+    schema: MERGE_REQUEST_SCHEMA,
     mutates: true,
     async run({ note }, context) {
       const committed = await commitAll(ctx.worktree, note);
@@ -86,10 +100,7 @@ export function createMergeStatusTool(ctx: IntegrationToolContext): Tool {
       'Where one of your merge requests stands: queued (and how many are ahead), being integrated, ' +
       'waiting for approval, landed or rejected (with the reason). With wait: true it answers when the ' +
       'request has landed or was rejected (use it when you have nothing else to do).',
-    schema: z.object({
-      mr: z.number().int().positive().describe('the merge request id'),
-      wait: z.boolean().optional().describe('wait for the outcome'),
-    }),
+    schema: MERGE_STATUS_SCHEMA,
     mutates: false,
     async run({ mr, wait }, context) {
       if (wait) {
@@ -139,12 +150,7 @@ export function createSyncTool(ctx: IntegrationToolContext): Tool {
       'changes are committed first as WIP) and list what landed since your last sync. On a conflict ' +
       'nothing changes and the files are named; call again with merge: true to get the conflict markers ' +
       'in those files, resolve them, then merge_request.',
-    schema: z.object({
-      merge: z
-        .boolean()
-        .optional()
-        .describe('merge main into your branch, leaving conflict markers to resolve'),
-    }),
+    schema: SYNC_SCHEMA,
     mutates: true,
     async run({ merge }) {
       const result = await syncWorktree({
