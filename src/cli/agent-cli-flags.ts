@@ -11,7 +11,7 @@ import type { AgentCliChoice, AgentCliSpec } from '../run/run-spec.js';
 import { UsageError } from './args.js';
 
 export function agentCliFlags(
-  values: { 'agent-cli'?: string; 'agent-cli-peers'?: string; workers?: boolean },
+  values: { 'agent-cli'?: string; 'agent-cli-peers'?: string },
   topology: string,
   agents: number | undefined,
   env: NodeJS.ProcessEnv,
@@ -21,7 +21,6 @@ export function agentCliFlags(
   if (value === undefined && peers === undefined) return undefined;
   if (topology !== 'peers')
     throw new UsageError('run: --agent-cli needs --topology peers (orchestrated subagents: not yet)');
-  if (values.workers) throw new UsageError('run: --agent-cli does not run on fleet workers (--workers) yet');
   const parsed = value === undefined ? undefined : parseAgentCliFlag(value, env);
   if (parsed && !parsed.ok) throw new UsageError(`run: ${parsed.error}`);
   const base = parsed?.value;

@@ -10,17 +10,16 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
-import { join } from 'node:path';
 import type { AgentCliAccess } from '../agent-cli/index.js';
-import { createRunSecret } from '../auth/index.js';
 import type { EventInput } from '../core/events.js';
 import type { RunPhases } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
+import { agentCliAccess } from './peers/cli-access.js';
 import { startGoalCheck } from './peers/goal-check.js';
-import { cliOf, outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
+import { outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
 import { Semaphore } from './peers/semaphore.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
@@ -33,21 +32,10 @@ export function peerNames(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `peer-${i + 1}`);
 }
 
-/**
- * What in-process peers driven by an external CLI get: a token secret kept in this process's memory
- * (a restarted run issues new tokens), the run's rate gate and model, config folders under the run.
- */
-function agentCliAccess(ctx: RunContext, runFolder: string): AgentCliAccess {
-  const secret = createRunSecret();
+function cliAccessOf(ctx: RunContext, runFolder: string): AgentCliAccess {
   const { gate, upstream } = ctx;
   if (!gate || !upstream) throw new Error("external agent CLIs need the run's rate gate and models");
-  return {
-    secret: () => secret,
-    gate,
-    // A peer's CLI may have a model of its own (a CLI speaks one protocol: a mixed team needs two).
-    upstream: (agent) => upstream(cliOf(ctx.spec, agent)?.model ?? ctx.spec.model),
-    homesDir: join(runFolder, 'agent-cli'),
-  };
+  return agentCliAccess({ spec: ctx.spec, gate, upstream, runFolder });
 }
 
 export const peersTopology: Topology = { name: 'peers', phases: peersPhases };
@@ -134,7 +122,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             reviewQueue: queue,
             integrators,
             onPeerEvent,
-            ...(spec.agentCli ? { agentCli: agentCliAccess(ctx, dir) } : {}),
+            ...(spec.agentCli ? { agentCli: cliAccessOf(ctx, dir) } : {}),
           });
       const goal = verifier
         ? startGoalCheck({

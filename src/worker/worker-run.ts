@@ -21,6 +21,7 @@ import { scrubbingLog } from '../store/scrubbing-log.js';
 import { withAfterMutation } from '../tool/after-mutation.js';
 import { catalogFromSpec, loadRunSpec } from '../topology/execute-run.js';
 import { LEAD_AGENT } from '../topology/orchestrated/prompt.js';
+import { agentCliAccess } from '../topology/peers/cli-access.js';
 import { PeerHost } from '../topology/peers/peer-host.js';
 import type { Emit } from '../topology/team-run.js';
 import { replayedBudget } from '../topology/team-run.js';
@@ -167,6 +168,20 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
           integrationFor: portFor,
           integrators: [],
           afterMutation,
+          // Peers driven by an external CLI: its MCP server and model proxy are this worker's.
+          ...(spec.agentCli
+            ? {
+                agentCli: agentCliAccess({
+                  spec,
+                  gate,
+                  upstream: (model) => {
+                    const found = catalog.upstream(model);
+                    return found.ok ? found.upstream : undefined;
+                  },
+                  runFolder: runDir,
+                }),
+              }
+            : {}),
         })
       : null;
   const providers = new Map([[provider.model.id, provider]]);

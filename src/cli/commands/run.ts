@@ -199,12 +199,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     { integrators, approveMerges },
     process.env,
   );
-  const agentCli = agentCliFlags(
-    { ...values, workers: values.workers ?? loaded.config.workers },
-    topology.topology,
-    topology.agents,
-    process.env,
-  );
+  const agentCli = agentCliFlags(values, topology.topology, topology.agents, process.env);
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),

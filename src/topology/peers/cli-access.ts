@@ -1,0 +1,30 @@
+/**
+ * What peers driven by an external CLI get, wherever their host runs (the run's process, or a fleet
+ * worker): a token secret kept in the host's memory (the CLI's tokens are checked by this host's own
+ * MCP server and model proxy; a restarted host issues new ones), the host's rate gate, each peer's
+ * model, and config folders under the host's run folder.
+ */
+import { join } from 'node:path';
+import type { AgentCliAccess } from '../../agent-cli/index.js';
+import { createRunSecret } from '../../auth/index.js';
+import type { Upstream } from '../../model/catalog.js';
+import type { RateGate } from '../../run/rate-gate.js';
+import type { RunSpec } from '../../run/run-spec.js';
+import { cliOf } from './peer-host.js';
+
+export function agentCliAccess(options: {
+  spec: RunSpec;
+  gate: RateGate;
+  upstream: (model: string) => Upstream | undefined;
+  runFolder: string;
+}): AgentCliAccess {
+  const secret = createRunSecret();
+  const { spec, gate, upstream } = options;
+  return {
+    secret: () => secret,
+    gate,
+    // A peer's CLI may have a model of its own (a CLI speaks one protocol: a mixed team needs two).
+    upstream: (agent) => upstream(cliOf(spec, agent)?.model ?? spec.model),
+    homesDir: join(options.runFolder, 'agent-cli'),
+  };
+}
