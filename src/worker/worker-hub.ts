@@ -64,28 +64,36 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
     chain = next.catch(() => {});
     return next;
   };
-  const fetchAgentRefs = (agent: string) =>
-    serial(async (): Promise<Result<void>> => {
-      const fetched = await whileOwnerAway(async () => {
-        const r = await git(
-          [
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            '--no-write-fetch-head',
-            hubUrl(),
-            `+refs/heads/*:refs/heads/*`,
-            `+refs/colony/wip/*:refs/colony/wip/*`,
-          ],
-          { cwd: mirrorPath, config: authConfig(options.tokenFor(agent)), timeoutMs: HTTP_TIMEOUT_MS },
-        );
-        return r.ok ? ok(undefined) : err(gitError(r));
+  const fetchWith = async (agent: string, refspecs: string[]): Promise<Result<void>> => {
+    const fetched = await whileOwnerAway(async () => {
+      const r = await git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', hubUrl(), ...refspecs], {
+        cwd: mirrorPath,
+        config: authConfig(options.tokenFor(agent)),
+        timeoutMs: HTTP_TIMEOUT_MS,
       });
-      return fetched.ok ? fetched : err(`could not fetch from the run's hub: ${fetched.error}`);
+      return r.ok ? ok(undefined) : err(gitError(r));
     });
+    return fetched.ok ? fetched : err(`could not fetch from the run's hub: ${fetched.error}`);
+  };
+  // Main and the agent's own refs (the hub shows each token main and its own agent's refs only).
+  const fetchAgentRefs = (agent: string) =>
+    serial(() => fetchWith(agent, ['+refs/heads/*:refs/heads/*', '+refs/colony/wip/*:refs/colony/wip/*']));
+  // Main alone, shared: every caller that asks while no main fetch is waiting to start joins the next
+  // one (it starts after the request, so it brings a main at least as new). 500 fresh agents opening
+  // on one worker made one fetch each, one at a time — most of a 1,000-peer fleet run's dispatch time.
+  let nextMainFetch: Promise<Result<void>> | null = null;
+  const fetchMain = async (agent: string): Promise<Result<void>> => {
+    nextMainFetch ??= serial(() => {
+      nextMainFetch = null;
+      return fetchWith(agent, [`+refs/heads/${HUB_MAIN}:refs/heads/${HUB_MAIN}`]);
+    });
+    const shared = await nextMainFetch;
+    // The token it used may have been fenced meanwhile: then each caller fetches with its own.
+    return shared.ok ? shared : fetchAgentRefs(agent);
+  };
 
   return {
-    fetchFor: fetchAgentRefs,
+    fetchFor: (agent, { ownRefs }) => (ownRefs ? fetchAgentRefs(agent) : fetchMain(agent)),
 
     async restoreWip(agent, repo) {
       const wip = await git(['rev-parse', '--verify', '--quiet', `${agentWipRef(agent)}^{commit}`], {
@@ -123,8 +131,9 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
         return r.ok ? ok(undefined) : err(gitError(r));
       });
       if (!pushed.ok) return err(`could not push ${agentBranchRef(agent)} to the run's hub: ${pushed.error}`);
-      // The sync tool reads main in the mirror right after publishing: bring the latest one.
-      return fetchAgentRefs(agent);
+      // The sync tool reads main in the mirror right after publishing: bring the latest one (the
+      // agent's branch in the mirror is the one just pushed).
+      return fetchMain(agent);
     },
 
     async pushWip(agent, repo) {

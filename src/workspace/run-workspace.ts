@@ -48,8 +48,12 @@ export type WorkspaceResult<T> = Result<T>;
  * every publish is pushed on to the real hub (and main fetched back). Absent: the hub is the real one.
  */
 export interface HubUpstream {
-  /** Brings main and the agent's own refs from the real hub into the mirror. */
-  fetchFor(agent: string): Promise<Result<void>>;
+  /**
+   * Brings main and the agent's own refs from the real hub into the mirror. `ownRefs: false`: the
+   * agent never had a repository (no `workspace.ready`), so it has no branch or work in progress on
+   * the hub yet, and main alone will do.
+   */
+  fetchFor(agent: string, options: { ownRefs: boolean }): Promise<Result<void>>;
   /** After a repository was created fresh: restores the agent's work in progress, if any. */
   restoreWip(agent: string, repo: AgentRepo): Promise<Result<void>>;
   /** Pushes the agent's branch (as published into the mirror) to the real hub, then fetches main. */
@@ -125,7 +129,7 @@ export class RunWorkspace {
     const existing = await log.read(runId, { agent, kinds: ['workspace.ready', 'setup.finished'] });
     const upstream = this.options.upstream;
     if (upstream) {
-      const fetched = await upstream.fetchFor(agent);
+      const fetched = await upstream.fetchFor(agent, { ownRefs: existing.some(isKind('workspace.ready')) });
       if (!fetched.ok) return fetched;
     }
     // A repository made again for an agent that worked before (a fleet takeover, a lost checkout)
