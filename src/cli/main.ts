@@ -15,7 +15,7 @@ usage: colony <command> [options]
   report RUN         a self-contained HTML report with charts (--out DIR)
   compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
                      colony show --help explains CriticalSteps, parallelism, coordination share
-  eval report DIR    was the team worth it? pass rates with intervals, each arm vs solo (--json)
+  eval report DIR    was the team worth it? arms vs solo with intervals (eval run etc.: eval -h)
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
   models             known models and prices

@@ -7,6 +7,8 @@
 import { apiKeyFor, baseUrlFor, createProvider } from './index.js';
 import { keyEnvOf, resolveModel } from './models.js';
 import type { ScriptedPolicy } from './providers/scripted.js';
+import { simProviderFor } from './providers/sim.js';
+import { isSimModelId } from './providers/sim-spec.js';
 import type { ModelRecord, Provider } from './types.js';
 
 export type ProviderResult = { ok: true; provider: Provider } | { ok: false; error: string };
@@ -106,6 +108,7 @@ export class ModelCatalog {
     if (!resolved.ok) return resolved;
     const model = resolved.model;
     const { env, scripted } = this.options;
+    if (model.protocol === 'scripted' && isSimModelId(model.id)) return simProviderFor(model);
     if (model.protocol === 'scripted') {
       if (!scripted) return { ok: false, error: NO_SCRIPT };
       if (typeof scripted !== 'function') return { ok: false, error: scripted.error };

@@ -28,6 +28,17 @@ export {
   scriptedTurnToModelTurn,
 } from './providers/scripted.js';
 export type { ProviderOptions } from './providers/shared.js';
+export { createSimProvider, simPlanOf, simProviderFor } from './providers/sim.js';
+export { SIM_WRONG_MARK, type SimPlan, simAgentPolicy } from './providers/sim-agent.js';
+export { parseSimPatch, type SimFilePatch } from './providers/sim-patch.js';
+export {
+  isSimModelId,
+  parseSimModelId,
+  type SimSpec,
+  simDraw,
+  simModelId,
+  simModelRecord,
+} from './providers/sim-spec.js';
 export type * from './types.js';
 
 export interface CreateProviderOptions extends ProviderOptions {

@@ -1,3 +1,4 @@
+import { isSimModelId, simModelRecord } from './providers/sim-spec.js';
 import type { ModelRecord, Prices, Protocol } from './types.js';
 
 /*
@@ -192,6 +193,8 @@ export function resolveModel(
   const custom = opts.custom ?? [];
   const found = custom.find((m) => m.id === id) ?? KNOWN_MODELS.find((m) => m.id === id);
   if (found) return { ok: true, model: withBaseUrl(found, opts.baseUrl) };
+  // The simulated agent of `colony eval` (providers/sim-spec.ts): its parameters are in the id.
+  if (isSimModelId(id)) return simModelRecord(id);
 
   const colon = id.indexOf(':');
   if (colon > 0) {

@@ -1,7 +1,7 @@
 /**
  * `colony eval`: the report subcommand end to end on an eval directory of SIMULATED trials (in
  * process through the CLI's main, and once through the built bin/colony.js as a user runs it), and
- * the subcommands that are not built yet.
+ * usage errors of the other subcommands (their own tests: test/eval/eval-suite-command.test.ts, test/eval/run/).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,8 +100,8 @@ describe('colony eval report', () => {
 
 describe('colony eval subcommands', () => {
   it.each([
-    [['eval', 'run', '--suite', 's'], /eval run is not built yet/],
-    [['eval', 'plant'], /eval plant is not built yet/],
+    [['eval', 'run', '--suite', 's'], /eval run: missing --arms FILE/],
+    [['eval', 'plant'], /eval plant: missing --repo DIR/],
     [['eval'], /eval: missing subcommand/],
     [['eval', 'frobnicate'], /unknown subcommand "frobnicate"/],
   ])('%j is a usage error (exit 2)', async (argv, message) => {

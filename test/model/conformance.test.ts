@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createProvider,
   createScriptedProvider,
+  createSimProvider,
   type ScriptedPolicy,
   type ScriptedTurn,
 } from '../../src/model/index.js';
@@ -27,6 +28,8 @@ interface Case {
   stream: boolean;
   /** What the protocol can carry of the neutral usage. */
   usage: (u: Usage) => Usage;
+  /** The simulated `sim:` provider: the scripted provider's contract, its turns labelled simulated. */
+  sim?: boolean;
 }
 
 const openaiUsage = (u: Usage): Usage => ({ ...u, cacheWrite: undefined });
@@ -43,6 +46,7 @@ const CASES: Case[] = [
     usage: (u) => ({ ...u, reasoning: undefined }),
   },
   { name: 'scripted', protocol: 'scripted', stream: false, usage: (u) => u },
+  { name: 'sim (simulated)', protocol: 'scripted', stream: false, usage: (u) => u, sim: true },
 ];
 
 const PRICES: Prices = { input: 2, cachedInput: 0.5, cacheWrite: 2.5, output: 10 };
@@ -107,6 +111,10 @@ function providerFor(
   c: Case,
   opts: { prices?: Prices | null; timeoutMs?: number; maxRetries?: number; latencyMs?: number } = {},
 ) {
+  if (c.sim) {
+    const model = modelFor(c, opts.prices === undefined ? PRICES : opts.prices);
+    return createSimProvider((req, i) => policy(req, i), { model, latencyMs: opts.latencyMs ?? 0 });
+  }
   if (c.protocol === 'scripted') {
     const model = modelFor(c, opts.prices === undefined ? PRICES : opts.prices);
     return createScriptedProvider((req, i) => policy(req, i), { model, latencyMs: opts.latencyMs ?? 0 });
@@ -145,6 +153,7 @@ describe.each(CASES)('provider conformance: $name', (c) => {
     expect(turn.stopReason).toBe('end');
     expect(deltas.join('')).toBe(turn.text);
     if (c.stream) expect(deltas.length).toBeGreaterThan(1);
+    if (c.sim) expect(turn.model).toBe('test-model (simulated)');
     if (http) {
       expect(turn.model).toBe('test-model');
       expect(turn.responseId).toBeTruthy();

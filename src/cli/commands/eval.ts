@@ -1,8 +1,13 @@
-/** `colony eval`: was the team worth it? Subcommands: report (built), run and plant (not built yet). */
+/**
+ * `colony eval`: was the team worth it? report (here), run (eval-run.ts), validate, import-swe-bench
+ * and plant (eval-suite.ts).
+ */
 import { join } from 'node:path';
 import { evalReport, writeEvalPage } from '../../eval/report/write-eval-report.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { CliFailure } from '../store-access.js';
+import { runSubcommand } from './eval-run.js';
+import { importSubcommand, plantSubcommand, validateSubcommand } from './eval-suite.js';
 
 export const EVAL_HELP = `colony eval <subcommand>
 
@@ -15,13 +20,29 @@ export const EVAL_HELP = `colony eval <subcommand>
       its path and the answer in plain sentences. --json prints the summary as one JSON object
       instead (and writes the page only when --out is given). Bad lines of trials.jsonl are reported
       on stderr and left out; the rest is kept. Resampling is seeded (--seed, default 1).
-  run                 not built yet: run a task suite with several team configurations
-  plant               not built yet: make tasks from a repository by planting bugs`;
+  run --suite DIR --arms FILE --trials K [--out DIR] [--concurrency N] [--sandbox on|auto|off]
+      [--grade-sandbox] [--keep]
+      Every task × arm × trial as a real Colony run on the task's start state (no hidden tests),
+      graded with the hidden tests; one record per trial appended to OUT/trials.jsonl (OUT default
+      eval-out), the arms written to OUT/arms.json. An arm: {name, topology (solo, peers,
+      orchestrated), size, model, …}; model "sim:p=0.6" or "sim:truth=FILE" is a SIMULATED agent
+      with a known chance of success, for checking the harness and the statistics (docs/eval.md).
+      Resumable: recorded trials are skipped. Harness failures are recorded as infra_error.
+      --concurrency N trials at once (default 1; each a colony run process). --sandbox: the agents'
+      commands (default auto); --grade-sandbox: grading too.
+  validate SUITE [--concurrency N] [--sandbox]
+      Check every task: its start state fails as listed, its reference.patch passes. Exit 1 when
+      any task is invalid (each named with the reason).
+  import-swe-bench FILE --out DIR --verify CMD --results FORMAT [--results-file F] [--setup CMD]…
+      [--timeout S] [--with-hints] [--overwrite]
+      Task folders from SWE-bench-style instances (JSON array or lines). FORMAT: node-test-tap,
+      junit-xml or jest-json; the verify command is yours (docs/eval-suites.md).
+  plant --repo DIR --bugs K --verify CMD --results FORMAT [--out DIR] [--seed N] [--include PATH]…
+      [--hide-tests] [--max-runs N] [--setup CMD]… [--timeout S] [--sandbox]
+      A task from a JS/TS git checkout by planting K bugs in K modules (mutants its tests kill).
+      Writes the task folder OUT (default planted-K).`;
 
-const NOT_BUILT: Record<string, string> = {
-  run: 'eval run is not built yet (it will run a task suite with each arm; see docs/eval.md). Today: colony eval report DIR on trial records you have.',
-  plant: 'eval plant is not built yet (it will make tasks from a repository by mutation; see docs/eval.md).',
-};
+const SUBCOMMANDS = 'report, run, validate, import-swe-bench, plant';
 
 async function reportSubcommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -74,12 +95,25 @@ export async function evalCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${EVAL_HELP}\n`);
     return 0;
   }
-  if (sub === 'report') return reportSubcommand(rest);
-  const notBuilt = sub === undefined ? undefined : NOT_BUILT[sub];
-  if (notBuilt) throw new UsageError(notBuilt);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${EVAL_HELP}\n`);
+    return 0;
+  }
+  switch (sub) {
+    case 'report':
+      return reportSubcommand(rest);
+    case 'run':
+      return runSubcommand(rest);
+    case 'validate':
+      return validateSubcommand(rest);
+    case 'import-swe-bench':
+      return importSubcommand(rest);
+    case 'plant':
+      return plantSubcommand(rest);
+  }
   throw new UsageError(
     sub === undefined
-      ? 'eval: missing subcommand (usage: colony eval report DIR; see colony eval --help)'
-      : `eval: unknown subcommand "${sub}" (subcommands: report, run, plant; see colony eval --help)`,
+      ? `eval: missing subcommand (${SUBCOMMANDS}; see colony eval --help)`
+      : `eval: unknown subcommand "${sub}" (subcommands: ${SUBCOMMANDS}; see colony eval --help)`,
   );
 }
