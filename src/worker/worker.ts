@@ -16,6 +16,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 // DBOS's own recovery for one executor id (what its admin endpoint and Conductor call): reached via
 // the package's `internal/*` export, as the SDK has no public call for another executor's workflows.
 import { getExecutor } from '@dbos-inc/dbos-sdk/internal/dbos';
+import pg from 'pg';
 import { fencedStop, isFencedStop } from '../agent/fence.js';
 import { type Coordination, createCoordination } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
@@ -70,10 +71,19 @@ let current: WorkerState | null = null;
 class WorkerState {
   readonly sessions = new Map<string, Session>();
   private readonly runs = new Map<string, { opening: Promise<WorkerRun | string>; users: number }>();
+  /**
+   * The heartbeat's own connection: on the app pool it waited behind hundreds of agents' queries, and
+   * busy workers were declared gone while alive (two at once in a 1,000-peer run).
+   */
+  readonly beatPool: pg.Pool;
+
   constructor(
     readonly options: WorkerOptions,
     readonly coord: Coordination,
-  ) {}
+  ) {
+    this.beatPool = new pg.Pool({ ...options.store.connection, max: 1 });
+    this.beatPool.on('error', () => {});
+  }
 
   async runSession(input: SessionInput): Promise<SessionEnd> {
     const { name } = this.options;
@@ -101,10 +111,23 @@ class WorkerState {
         const end = await run.runSession(input, held.abort.signal, { fresh: taken.first });
         if (held.abort.signal.aborted && !run.stopped.aborted) {
           // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
-          // end. It never settles here; DBOS runs it again where it was re-enqueued.
+          // end. DBOS runs it again where it was re-enqueued.
           const why: unknown = held.abort.signal.reason;
           this.options.say?.(`${session}: ${isFencedStop(why) ? why.reason : String(why)}`);
-          return await new Promise<never>(() => {});
+          // Leaving: the process ends; nothing to settle.
+          if (this.leaving) return await new Promise<never>(() => {});
+          // Declared gone or taken over while alive: settle once DBOS has handed the session to
+          // another execution — then this end is not recorded (DBOS 5.3 writes an outcome only for
+          // the row's owner) and the slot is free again. A session that never settled held one of
+          // this worker's DBOS slots for good: two workers declared gone under load held all of
+          // theirs, and nothing ran any more.
+          await handedBack(session, executorIdOf(name));
+          return {
+            agent,
+            started: false,
+            error: 'fenced: another execution runs this session',
+            worker: name,
+          };
         }
         return end.started
           ? { agent, started: true, outcome: end.outcome, steps: end.steps, worker: name }
@@ -125,7 +148,7 @@ class WorkerState {
   async beat(): Promise<void> {
     const { store, name } = this.options;
     const pool = store.pool;
-    const alive = await heartbeatWorker(pool, name);
+    const alive = await heartbeatWorker(this.beatPool, name);
     if (!alive) {
       // Declared gone while alive: its sessions were re-enqueued; none of them is ours any more.
       for (const session of this.sessions.values())
@@ -165,8 +188,11 @@ class WorkerState {
     }
   }
 
+  private leaving = false;
+
   /** Shutdown: this worker's sessions are handed back to the queue for the others. */
   async leave(): Promise<number> {
+    this.leaving = true;
     for (const session of this.sessions.values()) session.abort.abort(fencedStop('the worker is stopping'));
     await markWorkerGone(this.options.store.pool, this.options.name, 'stopped');
     const handed = await getExecutor().recoverPendingWorkflows([executorIdOf(this.options.name)]);
@@ -212,6 +238,16 @@ class WorkerState {
     void entry.opening.then((run) => {
       if (typeof run !== 'string') run.close();
     });
+  }
+}
+
+/** Resolves once DBOS no longer has `workflowId` running under `executorId` (re-enqueued, taken, ended). */
+async function handedBack(workflowId: string, executorId: string): Promise<void> {
+  for (;;) {
+    const status = await DBOS.getWorkflowStatus(workflowId).catch(() => undefined);
+    if (status === null || (status && (status.status !== 'PENDING' || status.executorId !== executorId)))
+      return;
+    await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS));
   }
 }
 
@@ -284,6 +320,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   } finally {
     for (const t of timers) clearInterval(t);
     current = null;
+    await state.beatPool.end().catch(() => {});
     // Fenced sessions never settle: do not wait for them.
     await Promise.race([DBOS.shutdown(), new Promise((resolve) => setTimeout(resolve, 3000))]).catch(
       () => {},
