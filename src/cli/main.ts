@@ -15,6 +15,7 @@ usage: colony <command> [options]
   report RUN         a self-contained HTML report with charts (--out DIR)
   compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
                      colony show --help explains CriticalSteps, parallelism, coordination share
+  plan RUN           how big a team the run's work could use: Brent bounds, schedule, Monte-Carlo
   eval report DIR    was the team worth it? arms vs solo with intervals (eval run etc.: eval -h)
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain
@@ -44,6 +45,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,
+  plan: async () => (await import('./commands/plan.js')).planCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,

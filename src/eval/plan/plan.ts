@@ -1,0 +1,106 @@
+/**
+ * `colony plan`'s report for a task graph: work, span, and per team size the Brent bounds, the
+ * critical-path-first list schedule (with and without the file-conflict constraint), Monte-Carlo
+ * makespan and cost, and the recommended size (recommend.ts).
+ */
+import { conflictPairs, fileConflicts } from './conflicts.js';
+import { brentBounds, criticalChain, span, work } from './graph-math.js';
+import { listSchedule } from './list-schedule.js';
+import { type MonteCarloResult, monteCarlo, type Quantiles } from './monte-carlo.js';
+import { type Recommendation, recommendSize } from './recommend.js';
+import type { GraphSource, TaskGraph } from './task-graph.js';
+
+export interface PlanOptions {
+  sizes: readonly number[];
+  seed: number;
+  samples: number;
+  sigma: number;
+}
+
+export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
+  sizes: [1, 2, 4, 8, 16],
+  seed: 1,
+  samples: 200,
+  sigma: 0.5,
+};
+
+export interface PlanRow {
+  p: number;
+  brentLowerMs: number;
+  brentUpperMs: number;
+  /** The list schedule with overlapping tasks kept apart. */
+  scheduleMs: number;
+  /** The list schedule ignoring file overlap; scheduleMs − this is the conflict penalty. */
+  scheduleNoConflictMs: number;
+  conflictPenaltyMs: number;
+  makespanMs: Quantiles;
+  costUsd: Quantiles | null;
+}
+
+export interface PlanReport {
+  runId: string;
+  source: GraphSource;
+  tasks: number;
+  workMs: number;
+  spanMs: number;
+  /** work / span: the most agents that can ever be busy on average. */
+  parallelism: number;
+  workSteps: number;
+  criticalPath: string[];
+  spanSteps: number;
+  conflictPairs: number;
+  measured: TaskGraph['measured'];
+  options: PlanOptions;
+  rows: PlanRow[];
+  recommendation: Recommendation | null;
+}
+
+export function planRun(graph: TaskGraph, options: PlanOptions = DEFAULT_PLAN_OPTIONS): PlanReport {
+  const { tasks } = graph;
+  const workMs = work(tasks);
+  const spanMs = span(tasks);
+  const conflicts = fileConflicts(tasks);
+  const chain = criticalChain(tasks);
+  const stepsOf = new Map(tasks.map((t) => [t.id, t.steps]));
+  const mc = monteCarlo(tasks, {
+    sizes: options.sizes,
+    seed: options.seed,
+    samples: options.samples,
+    sigma: options.sigma,
+    conflicts,
+    costUsd: graph.measured.costUsd,
+  });
+  const byP = new Map<number, MonteCarloResult>(mc.map((r) => [r.p, r]));
+  const rows = options.sizes.map((p): PlanRow => {
+    const bounds = brentBounds(workMs, spanMs, p);
+    const scheduleMs = listSchedule(tasks, p, { conflicts }).makespanMs;
+    const scheduleNoConflictMs = listSchedule(tasks, p).makespanMs;
+    const sampled = byP.get(p);
+    return {
+      p,
+      brentLowerMs: bounds.lower,
+      brentUpperMs: bounds.upper,
+      scheduleMs,
+      scheduleNoConflictMs,
+      conflictPenaltyMs: scheduleMs - scheduleNoConflictMs,
+      makespanMs: sampled?.makespanMs ?? { p10: 0, p50: 0, p90: 0 },
+      costUsd: sampled?.costUsd ?? null,
+    };
+  });
+  return {
+    runId: graph.runId,
+    source: graph.source,
+    tasks: tasks.length,
+    workMs,
+    spanMs,
+    parallelism: spanMs > 0 ? workMs / spanMs : 0,
+    workSteps: tasks.reduce((sum, t) => sum + t.steps, 0),
+    criticalPath: chain,
+    spanSteps: chain.reduce((sum, id) => sum + (stepsOf.get(id) ?? 0), 0),
+    conflictPairs: conflictPairs(conflicts),
+    measured: graph.measured,
+    options,
+    rows,
+    recommendation: recommendSize(rows.map((r) => ({ p: r.p, p50Ms: r.makespanMs.p50 }))),
+  };
+}
