@@ -95,7 +95,10 @@ describe('colony run --workers --agent-cli', () => {
     expect(landed.sort()).toEqual(['peer-1', 'peer-2']);
     for (const m of MODULES.slice(0, 2))
       expect(
-        execFileSync('git', ['show', `colony/${runId}:src/${m}/value.txt`], { cwd: repo.dir, encoding: 'utf8' }),
+        execFileSync('git', ['show', `colony/${runId}:src/${m}/value.txt`], {
+          cwd: repo.dir,
+          encoding: 'utf8',
+        }),
       ).toBe(`fixed ${m}\n`);
     const finished = events.filter((e) => e.kind === 'agent.finished');
     expect(finished.map((e) => [e.agent, e.data.status]).sort()).toEqual([
