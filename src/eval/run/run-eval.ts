@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import { err, ok, type Result } from '../../lang/result.js';
 import type { SandboxMode } from '../../sandbox/index.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
+import { mapLimited } from '../../workflow/limiter.js';
 import { loadSuite } from '../suite/load.js';
-import { mapLimit } from '../suite/map-limit.js';
 import type { Task } from '../suite/task.js';
 import { ARMS_FILE_VERSION, type Outcome, parseArmsFile } from '../trial-record.js';
 import { recordedTrials, trialKey } from './recorded.js';
@@ -104,7 +104,7 @@ export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunRe
   let writing: Promise<void> = Promise.resolve();
   let done = 0;
   try {
-    await mapLimit(todo, concurrency, async (job) => {
+    await mapLimited(todo, concurrency, async (job) => {
       if (options.signal?.aborted) return;
       const { record, note } = await runTrial(job, {
         scratchRoot,

@@ -29,32 +29,32 @@ function pick<T>(rng: Rng, list: readonly T[]): T {
   return value;
 }
 
-/** The exact population mean of (arm's chance − solo's chance), by enumerating every combination. */
-export function trueDifference(pop: SimPopulation, arm: string): number {
+/** The population mean of `value(solo chance, arm chance)` over every combination, exactly. */
+function populationMean(
+  pop: SimPopulation,
+  arm: string,
+  value: (solo: number, withArm: number) => number,
+): number {
   const effects = pop.effects[arm] ?? [0];
   let total = 0;
   let count = 0;
   for (const rate of pop.soloRates)
     for (const shift of pop.repoShifts)
       for (const effect of effects) {
-        total += clip(rate + shift + effect) - clip(rate + shift);
+        total += value(clip(rate + shift), clip(rate + shift + effect));
         count++;
       }
   return total / count;
 }
 
+/** The exact population mean of (arm's chance − solo's chance), by enumerating every combination. */
+export function trueDifference(pop: SimPopulation, arm: string): number {
+  return populationMean(pop, arm, (solo, withArm) => withArm - solo);
+}
+
 /** The exact population pass chance of an arm (solo when it has no effects). */
 export function truePassRate(pop: SimPopulation, arm: string): number {
-  const effects = pop.effects[arm] ?? [0];
-  let total = 0;
-  let count = 0;
-  for (const rate of pop.soloRates)
-    for (const shift of pop.repoShifts)
-      for (const effect of effects) {
-        total += clip(rate + shift + effect);
-        count++;
-      }
-  return total / count;
+  return populationMean(pop, arm, (_solo, withArm) => withArm);
 }
 
 /** A suite drawn from the population: `repos × tasksPerRepo` tasks with their true chances per arm. */

@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { mapLimited } from '../../workflow/limiter.js';
 import { applyPatch, materializeRepo } from './checkout.js';
 import { type Grade, type GradeOptions, gradeTree } from './grade.js';
-import { mapLimit } from './map-limit.js';
 import type { Suite, Task } from './task.js';
 
 export interface TaskValidation {
@@ -33,7 +33,7 @@ export interface ValidateOptions extends Omit<GradeOptions, 'keep'> {
 
 export async function validateSuite(suite: Suite, options: ValidateOptions = {}): Promise<SuiteValidation> {
   const limit = options.concurrency ?? availableParallelism();
-  const tasks = await mapLimit(suite.tasks, limit, (task) => validateTask(task, options));
+  const tasks = await mapLimited(suite.tasks, limit, (task) => validateTask(task, options));
   return { valid: tasks.every((t) => t.valid), tasks };
 }
 
