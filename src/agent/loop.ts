@@ -106,6 +106,8 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
   }
   const emit = (kind: Parameters<typeof appendFor>[2], data: unknown) => appendFor(deps, spec, kind, data);
   const toolsByName = new Map(spec.tools.map((tool) => [tool.spec.name, tool]));
+  // One array for every request of this agent: providers may remember what they derived from it.
+  const toolSpecs = spec.tools.map((tool) => tool.spec);
   const writes = new PendingWrites();
 
   const finish = async (outcome: AgentOutcome): Promise<AgentOutcome> => {
@@ -205,7 +207,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     const request: ModelRequest = {
       system: spec.system,
       messages: state.messages,
-      tools: spec.tools.map((tool) => tool.spec),
+      tools: toolSpecs,
       stablePrefixMessages: 1,
       stream: spec.stream ?? false,
     };

@@ -12,6 +12,7 @@
 
 import type { AgentCliAccess } from '../agent-cli/index.js';
 import type { EventInput } from '../core/events.js';
+import { Semaphore } from '../lang/semaphore.js';
 import type { RunPhases } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
@@ -20,7 +21,6 @@ import { coordinationHooks } from './integration-hooks.js';
 import { agentCliAccess } from './peers/cli-access.js';
 import { startGoalCheck } from './peers/goal-check.js';
 import { outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
-import { Semaphore } from './peers/semaphore.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
 export { DEFAULT_IDLE_MS } from './peers/peer-host.js';

@@ -42,6 +42,7 @@ export function openTeamRun(ctx: RunContext, workspaceLog: EventLog = ctx.log): 
     setup: spec.setup,
     env: ctx.commandEnv,
     sandbox: ctx.sandbox,
+    signal: ctx.signal,
   });
   return { dir, workspace, emit };
 }

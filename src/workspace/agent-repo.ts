@@ -29,6 +29,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { launch } from '../core/launcher.js';
 import { err, ok, type Result } from '../lang/result.js';
 import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
@@ -182,6 +183,13 @@ async function hubCommits(hub: string, names: string[]): Promise<Result<Array<st
 
 /** Removes the agent's checkout and git directory (publish first: its branch stays in the hub). */
 export async function removeAgentRepo(repo: AgentRepo): Promise<void> {
+  // `rm` in a launcher: fs.rm would run a callback per file (a million for 1,000 peers' checkouts of
+  // 1,000 files) on Colony's event loop, between the model responses and tool results it serves.
+  const removed = await launch('rm', ['-rf', '--', repo.checkout, repo.gitDir], {
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' },
+  });
+  if (removed.code === 0) return;
   await rm(repo.checkout, { recursive: true, force: true });
   await rm(repo.gitDir, { recursive: true, force: true });
 }

@@ -9,9 +9,11 @@
  */
 
 import { existsSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { isKind } from '../core/events.js';
-import type { Result } from '../lang/result.js';
+import { err, type Result } from '../lang/result.js';
+import { Semaphore } from '../lang/semaphore.js';
 import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import {
@@ -29,7 +31,7 @@ import { fetchResult } from './result.js';
 export type FinishResult = { ok: true; ref: string | null; commit: string } | { ok: false; error: string };
 
 import { runShellCommand } from './shell-command.js';
-import { commitAll, removeWorktree } from './worktree.js';
+import { commitAll, removeWorktree, worktreeState } from './worktree.js';
 
 export interface AgentWorkspace {
   agent: string;
@@ -60,9 +62,21 @@ export interface HubUpstream {
   push(agent: string): Promise<Result<void>>;
 }
 
+/**
+ * Checkouts filled at once. Filling one is mostly the kernel creating its files (~70 ms of system
+ * time for 1,000 files here); 1,000 peers asking at once all shared the CPU and all got theirs ~2 min
+ * later, so no peer worked until every checkout existed. In line, the first peers work within a
+ * second while the rest are filled, and a run whose work is done before the last ones are reached
+ * never fills them (see `signal`).
+ */
+const CHECKOUTS_AT_ONCE = Math.max(2, availableParallelism());
+
 export class RunWorkspace {
   readonly hubPath: string;
   private readonly ready = new Map<string, Promise<WorkspaceResult<AgentWorkspace>>>();
+  private readonly checkouts = new Semaphore(CHECKOUTS_AT_ONCE);
+  /** The commit each agent's branch has in the hub, as this process last published it. */
+  private readonly published = new Map<string, string>();
 
   constructor(
     private readonly options: {
@@ -76,6 +90,8 @@ export class RunWorkspace {
       /** Where the setup command runs (with network); null: uncontained. */
       sandbox?: Sandbox | null;
       upstream?: HubUpstream;
+      /** The run's end: an agent still waiting for its checkout then gets none. */
+      signal?: AbortSignal;
     },
   ) {
     this.hubPath = join(options.runDir, 'hub.git');
@@ -103,9 +119,13 @@ export class RunWorkspace {
   async publish(agent: string): Promise<Result<string>> {
     const published = await publishAgentRepo(this.hubPath, this.repoOf(agent));
     const upstream = this.options.upstream;
-    if (!published.ok || !upstream) return published;
-    const pushed = await upstream.push(agent);
-    return pushed.ok ? published : pushed;
+    if (!published.ok) return published;
+    if (upstream) {
+      const pushed = await upstream.push(agent);
+      if (!pushed.ok) return pushed;
+    }
+    this.published.set(agent, published.value);
+    return published;
   }
 
   /** The agent's worktree, created on first use (concurrent callers share one creation). */
@@ -136,11 +156,15 @@ export class RunWorkspace {
     // starts where its conversation did, not on a main that moved since: its work in progress is a
     // snapshot on top of that commit, and what it read of the files stays true.
     const loggedBase = existing.find(isKind('workspace.ready'))?.data.baseCommit;
-    const opened = await openAgentRepo({
-      hubPath: this.hubPath,
-      repo,
-      startCommit: loggedBase ?? (await this.mainCommit()),
-    });
+    const opened = await this.checkouts.run(async () =>
+      this.options.signal?.aborted
+        ? err('the run ended first')
+        : openAgentRepo({
+            hubPath: this.hubPath,
+            repo,
+            startCommit: loggedBase ?? (await this.mainCommit()),
+          }),
+    );
     if (!opened.ok) return opened;
     const main = opened.value;
     if (upstream && main.created) {
@@ -194,10 +218,19 @@ export class RunWorkspace {
       await removeAgentRepo(repo);
       return { ok: true, value: undefined };
     }
-    const saved = await commitAll(repo.checkout, `colony: uncommitted work of ${agent} when it finished`);
-    if (!saved.ok) return saved;
-    const published = await this.publish(agent);
-    if (!published.ok) return published;
+    const state = await worktreeState(repo.checkout);
+    if (!state.ok) return state;
+    const { head, clean } = state.value;
+    if (!clean) {
+      const saved = await commitAll(repo.checkout, `colony: uncommitted work of ${agent} when it finished`);
+      if (!saved.ok) return saved;
+    }
+    // Published already (its last merge_request or sync) and nothing since: no copy to make.
+    if (!clean || head === null || this.published.get(agent) !== head) {
+      const published = await this.publish(agent);
+      if (!published.ok) return published;
+    }
+    this.published.delete(agent);
     await removeAgentRepo(repo);
     return { ok: true, value: undefined };
   }

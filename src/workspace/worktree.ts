@@ -7,6 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { err, ok, type Result } from '../lang/result.js';
 import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
 import { withHubLock } from './hub-lock.js';
 import { isValidBranchName } from './ref-name.js';
@@ -85,6 +86,29 @@ export async function commitAll(worktreePath: string, message: string): Promise<
   if (!commit.ok) return { ok: false, error: `git commit failed in ${cwd}: ${gitError(commit)}` };
   const head = await git(['rev-parse', 'HEAD'], { cwd });
   return { ok: true, status: 'committed', commit: head.stdout.trim(), files };
+}
+
+/** A checkout's commit and whether it holds anything uncommitted (untracked files count). */
+export interface WorktreeState {
+  /** HEAD's commit; null on a branch with no commit yet. */
+  head: string | null;
+  clean: boolean;
+}
+
+/**
+ * One `git status` instead of `add -A` + `diff --cached`: releasing a finished agent whose work is
+ * all committed (the usual case: merge_request commits it) then costs one git process, not six.
+ */
+export async function worktreeState(worktreePath: string): Promise<Result<WorktreeState>> {
+  const cwd = path.resolve(worktreePath);
+  const status = await git(['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all'], { cwd });
+  if (!status.ok) return err(`git status failed in ${cwd}: ${gitError(status)}`);
+  const records = status.stdout.split('\0').filter((r) => r !== '');
+  const oid = records.find((r) => r.startsWith('# branch.oid '))?.slice('# branch.oid '.length);
+  return ok({
+    head: oid && oid !== '(initial)' ? oid : null,
+    clean: records.every((r) => r.startsWith('# ')),
+  });
 }
 
 /** Remove the worktree folder; its branch (and commits) stay in the hub. */

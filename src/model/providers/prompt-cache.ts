@@ -11,30 +11,44 @@ import type { ModelRequest } from '../types.js';
 const CHUNK_CHARS = 512; // ≈ 128 tokens
 const MIN_CACHED_TOKENS = 1024;
 const MAX_ENTRIES = 500_000;
+/** Agents whose prefix hashing is kept (one per distinct system prompt). */
+const MAX_PREFIXES = 10_000;
 
 export interface PromptCache {
   /** Tokens of the request's longest previously seen prefix (0 below the provider's minimum); remembers this request. */
   cachedTokens(request: ModelRequest): number;
 }
 
+/** The hashing of a request's system prompt and tools, done once per agent (they do not change). */
+interface Prefix {
+  tools: readonly unknown[];
+  /** Hash state after the prefix's blocks. */
+  hash: Hash;
+  /** Each prefix block's digest and the characters up to its end. */
+  blocks: { digest: string; chars: number }[];
+  chars: number;
+}
+
 export function createPromptCache(): PromptCache {
   const seen = new Set<string>();
+  const prefixes = new Map<string, Prefix>();
   return {
     cachedTokens(request) {
-      const blocks = requestBlocks(request);
-      const hash: Hash = createHash('sha1');
-      let chars = 0;
       let cachedChars = 0;
       let matching = true;
-      for (const block of blocks) {
-        hash.update(block);
-        hash.update('\u0000');
-        chars += block.length;
-        const digest = hash.copy().digest('base64');
+      const visit = (digest: string, chars: number): void => {
         if (matching && seen.has(digest)) cachedChars = chars;
         else matching = false;
         if (seen.size >= MAX_ENTRIES) seen.clear();
         seen.add(digest);
+      };
+      const prefix = prefixOf(prefixes, request);
+      for (const block of prefix.blocks) visit(block.digest, block.chars);
+      const hash = prefix.hash.copy();
+      let chars = prefix.chars;
+      for (const block of messageBlocks(request)) {
+        chars += hashBlock(hash, block);
+        visit(hash.copy().digest('base64'), chars);
       }
       const tokens = Math.floor(cachedChars / 4);
       return tokens >= MIN_CACHED_TOKENS ? tokens - (tokens % 128) : 0;
@@ -42,14 +56,39 @@ export function createPromptCache(): PromptCache {
   };
 }
 
-function requestBlocks(request: ModelRequest): string[] {
+function prefixOf(prefixes: Map<string, Prefix>, request: ModelRequest): Prefix {
+  const known = prefixes.get(request.system);
+  if (known && known.tools === request.tools) return known;
+  const hash = createHash('sha1');
+  const blocks: Prefix['blocks'] = [];
+  let chars = 0;
+  for (const block of prefixBlocks(request)) {
+    chars += hashBlock(hash, block);
+    blocks.push({ digest: hash.copy().digest('base64'), chars });
+  }
+  if (prefixes.size >= MAX_PREFIXES) prefixes.clear();
+  const prefix = { tools: request.tools, hash, blocks, chars };
+  prefixes.set(request.system, prefix);
+  return prefix;
+}
+
+function hashBlock(hash: Hash, block: string): number {
+  hash.update(block);
+  hash.update('\u0000');
+  return block.length;
+}
+
+/** The system prompt in ~128-token chunks, then the tool list. */
+function prefixBlocks(request: ModelRequest): string[] {
   const blocks: string[] = [];
   for (let i = 0; i < request.system.length; i += CHUNK_CHARS)
     blocks.push(request.system.slice(i, i + CHUNK_CHARS));
   blocks.push(JSON.stringify(request.tools));
-  for (const m of request.messages)
-    blocks.push(
-      m.role === 'assistant' ? `${m.content}${JSON.stringify(m.toolCalls)}` : `${m.role}:${m.content}`,
-    );
   return blocks;
+}
+
+function messageBlocks(request: ModelRequest): string[] {
+  return request.messages.map((m) =>
+    m.role === 'assistant' ? `${m.content}${JSON.stringify(m.toolCalls)}` : `${m.role}:${m.content}`,
+  );
 }

@@ -13,6 +13,7 @@ import type {
   Provider,
   StopReason,
   ToolCall,
+  ToolSpec,
   Usage,
 } from '../types.js';
 import { createPromptCache } from './prompt-cache.js';
@@ -143,14 +144,26 @@ function scriptedUsage(given: Partial<Usage>, request: ModelRequest, text: strin
 
 /** Rough token count of a request (chars / 4), for real-looking numbers in demos. */
 export function estimateRequestTokens(request: ModelRequest): number {
-  let chars = request.system.length;
+  let chars = request.system.length + toolChars(request.tools);
   for (const m of request.messages) {
     chars += m.content.length + 4;
     if (m.role === 'assistant') for (const c of m.toolCalls) chars += c.name.length + c.arguments.length;
   }
-  for (const t of request.tools)
-    chars += t.name.length + t.description.length + JSON.stringify(t.parameters).length;
   return Math.ceil(chars / 4);
+}
+
+/** An agent's requests share one tools array (agent/loop.ts): its size is counted once. */
+const toolCharsOf = new WeakMap<readonly ToolSpec[], number>();
+
+function toolChars(tools: readonly ToolSpec[]): number {
+  let chars = toolCharsOf.get(tools);
+  if (chars === undefined) {
+    chars = 0;
+    for (const t of tools)
+      chars += t.name.length + t.description.length + JSON.stringify(t.parameters).length;
+    toolCharsOf.set(tools, chars);
+  }
+  return chars;
 }
 
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
