@@ -22,6 +22,10 @@ export interface AdapterInput {
   command?: string;
   /** A session of this CLI logged by an earlier process (resumed after a crash). */
   resumeSession?: string;
+  /** What a resumed session is told (default RESUME_TEXT; a subagent's next task: the task). */
+  resumeText?: string;
+  /** How many times this agent's CLI was restarted after a crash in this run process (0: first). */
+  restart?: number;
   /** The names of Colony's tools served to the agent over MCP. */
   colonyTools: string[];
   /** The wire name of the model the proxy gives the agent (Codex picks its prompt and tools by it). */
@@ -32,7 +36,14 @@ export interface AdapterInput {
 export type LineSignal =
   | { kind: 'session'; sessionId: string }
   | { kind: 'fail'; reason: string }
-  | { kind: 'result'; ok: boolean; text: string; turns?: number }
+  | {
+      kind: 'result';
+      ok: boolean;
+      text: string;
+      turns?: number;
+      /** The session it was asked to resume does not exist (never written): start it afresh. */
+      sessionNotFound?: boolean;
+    }
   | { kind: 'activity' };
 
 export interface CliLaunch {
@@ -51,6 +62,11 @@ export interface CliLaunch {
   messageLine?: (text: string) => string;
   /** Closes stdin after this signal (stream-json input: a CLI exits when its input ends). */
   endInputOn?: LineSignal['kind'];
+  /**
+   * True: the CLI reports its end (a `result` signal), so an exit without one is a crash. Else only
+   * a death by signal is.
+   */
+  reportsResult?: boolean;
 }
 
 export type Adapter = (input: AdapterInput) => CliLaunch;
@@ -69,5 +85,7 @@ export function colonyEnv(input: AdapterInput): Record<string, string> {
     COLONY_GOAL: input.goal,
     COLONY_SYSTEM_PROMPT: input.system,
     HOME: input.home,
+    // A restarted command (cmd: has no session to resume) learns it is one.
+    ...(input.restart ? { COLONY_RESTART: String(input.restart) } : {}),
   };
 }

@@ -14,3 +14,8 @@ const ADAPTERS: Record<AgentCliKind, Adapter> = {
 export function adapterFor(kind: AgentCliKind): Adapter {
   return ADAPTERS[kind];
 }
+
+/** CLIs that take direct messages on their stdin while they run; the others get them with tool results. */
+export function takesStdinMessages(kind: AgentCliKind): boolean {
+  return kind === 'claude-code';
+}

@@ -19,6 +19,8 @@ export const CLAUDE_CODE_VERSION = '2.1.100';
 /** Claude Code's own tools an agent may use without asking (no web tools: the sandbox has no network). */
 export const CLAUDE_FILE_TOOLS = ['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'LS', 'Bash'];
 export const MCP_SERVER = 'colony';
+/** The agent's token for Claude Code's apiKeyHelper, in its config folder (mode 0600). */
+const KEY_FILE = 'colony-key';
 
 export const claudeCodeAdapter: Adapter = (input) => {
   const mcpConfig = join(input.hostHome, 'colony-mcp.json');
@@ -46,10 +48,22 @@ export const claudeCodeAdapter: Adapter = (input) => {
       [MCP_SERVER]: { type: 'http', url: input.mcpUrl, headers: { Authorization: `Bearer ${input.token}` } },
     },
   };
+  // The token is in no variable of Claude Code's (the commands its Bash tool runs inherit them all):
+  // its Anthropic key comes from an apiKeyHelper reading a file of its config folder, the MCP
+  // server's from the MCP config. (CLAUDE_CODE_SUBPROCESS_ENV_SCRUB would start a bubblewrap sandbox
+  // of its own, which cannot start inside Colony's.)
+  const {
+    COLONY_AGENT_TOKEN: _token,
+    OPENAI_API_KEY: _key,
+    OPENAI_BASE_URL: _url,
+    ANTHROPIC_API_KEY: _anthropicKey,
+    ...env
+  } = colonyEnv(input);
+  const settings = { apiKeyHelper: `cat ${join(input.home, KEY_FILE)}` };
   return {
     argv,
     env: {
-      ...colonyEnv(input),
+      ...env,
       CLAUDE_CONFIG_DIR: join(input.home, '.claude'),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
@@ -58,11 +72,16 @@ export const claudeCodeAdapter: Adapter = (input) => {
       DISABLE_BUG_COMMAND: '1',
       CLAUDE_CODE_DISABLE_TERMINAL_TITLE: '1',
     },
-    files: [{ path: mcpConfig, content: `${JSON.stringify(config, null, 2)}\n` }],
-    input: userMessage(input.resumeSession ? RESUME_TEXT : input.goal),
+    files: [
+      { path: mcpConfig, content: `${JSON.stringify(config, null, 2)}\n` },
+      { path: join(input.hostHome, KEY_FILE), content: input.token },
+      { path: join(input.hostHome, '.claude', 'settings.json'), content: `${JSON.stringify(settings)}\n` },
+    ],
+    input: userMessage(input.resumeSession ? (input.resumeText ?? RESUME_TEXT) : input.goal),
     readLine: readClaudeLine,
     messageLine: userMessage,
     endInputOn: 'result',
+    reportsResult: true,
   };
 };
 
@@ -94,12 +113,20 @@ export function readClaudeLine(line: string): LineSignal | null {
       : { kind: 'activity' };
   }
   if (event.type === 'result') {
-    const text = typeof event.result === 'string' ? event.result : String(event.subtype ?? '');
+    const errors = Array.isArray(event.errors) ? event.errors.filter((e) => typeof e === 'string') : [];
+    const text =
+      typeof event.result === 'string'
+        ? event.result
+        : [String(event.subtype ?? ''), ...errors].filter((t) => t !== '').join(': ');
     return {
       kind: 'result',
       ok: event.is_error !== true && event.subtype === 'success',
       text,
       ...(typeof event.num_turns === 'number' ? { turns: event.num_turns } : {}),
+      // `--resume` of a session killed before its transcript was written (2.1.100's wording).
+      ...(errors.some((e) => e.startsWith('No conversation found with session ID'))
+        ? { sessionNotFound: true }
+        : {}),
     };
   }
   return { kind: 'activity' };

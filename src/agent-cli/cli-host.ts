@@ -16,6 +16,8 @@ import type { AgentCliChoice } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import type { Tool } from '../tool/types.js';
+import { takesStdinMessages } from './adapters.js';
+import { withDirectMessages } from './direct-messages.js';
 import { driveCli } from './drive.js';
 import { type AgentCliServer, agentCliServer } from './host-server.js';
 import { issueCliToken } from './token.js';
@@ -54,6 +56,8 @@ export interface DrivePeer {
   history: readonly StoredEvent[];
   signal: AbortSignal;
   messages?: () => Promise<Message[]>;
+  /** What a logged session is told when resumed (a subagent's next task; default: a crash note). */
+  resumeText?: string;
 }
 
 export class CliHost {
@@ -70,7 +74,9 @@ export class CliHost {
 
   async drive(peer: DrivePeer): Promise<AgentOutcome> {
     const { access, run } = this;
-    this.tools.set(peer.agent, peer.tools);
+    const { messages, ...rest } = peer;
+    const stdin = takesStdinMessages(peer.cli.kind);
+    this.tools.set(peer.agent, messages && !stdin ? withDirectMessages(peer.tools, messages) : peer.tools);
     this.unregister ??= this.server.register({
       proxy: {
         runId: run.runId,
@@ -87,7 +93,9 @@ export class CliHost {
     });
     try {
       return await driveCli({
-        ...peer,
+        ...rest,
+        // Only a CLI taking stdin input reads them there; the others with their tool results.
+        ...(stdin && messages ? { messages } : {}),
         runId: run.runId,
         agentHome: join(access.homesDir, peer.agent),
         server: this.server,

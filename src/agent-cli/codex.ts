@@ -77,12 +77,15 @@ export const codexAdapter: Adapter = (input) => {
   const binary = input.command ?? 'codex';
   const exec = [binary, 'exec', '--json', '--strict-config', '--skip-git-repo-check'];
   return {
-    argv: input.resumeSession ? [...exec, 'resume', input.resumeSession, RESUME_TEXT] : [...exec, input.goal],
+    argv: input.resumeSession
+      ? [...exec, 'resume', input.resumeSession, input.resumeText ?? RESUME_TEXT]
+      : [...exec, input.goal],
     env: { ...colonyEnv(input), CODEX_HOME: join(input.home, '.codex') },
     files: [{ path: join(input.hostHome, '.codex', 'config.toml'), content: codexConfig(input) }],
     input: null,
     readLine: codexLineReader(),
     readErrorLine: readCodexErrorLine,
+    reportsResult: true,
   };
 };
 

@@ -1,23 +1,26 @@
 /**
- * Driving an agent's loop with an external CLI: the same agent a built-in peer is (its checkout,
+ * Driving an agent's loop with an external CLI: the same agent a built-in one is (its checkout,
  * claims, coordination services, log) with the CLI in place of Colony's loop. The host server serves
- * its Colony tools and proxies its model calls; this starts the CLI with its adapter, reads its
- * events, hands it direct messages where it takes them, and ends it on abort. Logs `agent.cli`
- * (started, session, exited) and `agent.finished` as the loop does; the outcome is an AgentOutcome.
+ * its Colony tools and proxies its model calls; this starts the CLI with its adapter (one process:
+ * cli-process.ts), restarts it after a crash resuming its session (at most MAX_RESTARTS times), and
+ * ends it on abort. Logs `agent.cli` (started, session, restarted, exited) and `agent.finished` as
+ * the loop does; the outcome is an AgentOutcome.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
 import { type AgentOutcome, abortedOutcome } from '../agent/loop.js';
 import { isKind, type StoredEvent } from '../core/events.js';
 import type { Message } from '../model/types.js';
 import type { AgentCliChoice } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
-import type { LineSignal } from './adapter.js';
 import { adapterFor } from './adapters.js';
+import { type CliProcessEnd, isCrash, runCliProcess } from './cli-process.js';
 import { type AgentCliServer, MCP_PATH, MODEL_PATH } from './host-server.js';
-import { homeSeen, killGroup, startCli } from './launch.js';
+import { homeSeen } from './launch.js';
+
+/** Restarts of a crashed CLI within one run process (a resumed run starts counting again). */
+export const MAX_RESTARTS = 2;
 
 export interface DriveCliOptions {
   cli: AgentCliChoice;
@@ -39,6 +42,11 @@ export interface DriveCliOptions {
   log: EventLog;
   /** The agent's log so far (a logged session is resumed). */
   history: readonly StoredEvent[];
+  /**
+   * What a logged session is told when it is resumed (a subagent's next task); default: that it
+   * was restarted after a crash.
+   */
+  resumeText?: string;
   signal: AbortSignal;
   /** Direct messages for the agent (delivered to CLIs that take input while they run). */
   messages?: () => Promise<Message[]>;
@@ -75,141 +83,101 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
   const address = await options.server.address();
   mkdirSync(options.agentHome, { recursive: true, mode: 0o700 });
   const place = { ...options, port: address.port, socket: address.socket };
-  const resumeSession = options.history
-    .filter(isKind('agent.cli'))
-    .filter((e) => e.data.sessionId)
-    .at(-1)?.data.sessionId;
-  const launch = adapterFor(cli.kind)({
-    agent,
-    goal: options.goal,
-    system: options.system,
-    mcpUrl: `${address.url}${MCP_PATH}`,
-    modelUrl: `${address.url}${MODEL_PATH}`,
-    token: options.token,
-    home: homeSeen(place),
-    hostHome: options.agentHome,
-    command: cli.command,
-    resumeSession: cli.kind === 'cmd' ? undefined : resumeSession,
-    colonyTools: options.colonyTools,
-    ...(options.model ? { model: options.model } : {}),
-  });
-  for (const file of launch.files) {
-    mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
-    writeFileSync(file.path, file.content, { mode: 0o600 });
-  }
-
-  const child = startCli(launch, place);
-  let tail = '';
-  const keep = (chunk: string) => {
-    tail = (tail + chunk).slice(-TAIL_BYTES);
-  };
-  let failure: string | null = null;
-  let result: Extract<LineSignal, { kind: 'result' }> | null = null;
-  const spawnError = new Promise<string>((resolve) => child.once('error', (e) => resolve(e.message)));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : null))),
-  );
-  await emit('agent.cli', { cli: cli.kind, event: 'started', ...(child.pid ? { pid: child.pid } : {}) });
-
-  const pending: Promise<void>[] = [];
-  const lines = child.stdout ? createInterface({ input: child.stdout }) : null;
-  const errorLines = child.stderr && launch.readErrorLine ? createInterface({ input: child.stderr }) : null;
-  if (errorLines)
-    errorLines.on('line', (line) => {
-      keep(`${line}\n`);
-      onSignal(launch.readErrorLine?.(line) ?? null);
+  // cmd: has no session: a restarted command starts fresh (COLONY_RESTART says it is one).
+  let session =
+    cli.kind === 'cmd'
+      ? undefined
+      : options.history
+          .filter(isKind('agent.cli'))
+          .filter((e) => e.data.sessionId)
+          .at(-1)?.data.sessionId;
+  let resumeText = options.resumeText;
+  for (let restart = 0; ; restart++) {
+    const launch = adapterFor(cli.kind)({
+      agent,
+      goal: options.goal,
+      system: options.system,
+      mcpUrl: `${address.url}${MCP_PATH}`,
+      modelUrl: `${address.url}${MODEL_PATH}`,
+      token: options.token,
+      home: homeSeen(place),
+      hostHome: options.agentHome,
+      command: cli.command,
+      ...(session ? { resumeSession: session } : {}),
+      ...(resumeText ? { resumeText } : {}),
+      restart,
+      colonyTools: options.colonyTools,
+      ...(options.model ? { model: options.model } : {}),
     });
-  else child.stderr?.setEncoding('utf8').on('data', keep);
-  lines?.on('line', (line) => {
-    if (!launch.readLine) return keep(`${line}\n`);
-    onSignal(launch.readLine(line));
-  });
-  function onSignal(signal: LineSignal | null): void {
-    if (!signal || signal.kind === 'activity') return;
-    if (signal.kind === 'session') {
-      pending.push(emit('agent.cli', { cli: cli.kind, event: 'session', sessionId: signal.sessionId }));
-    } else if (signal.kind === 'fail') {
-      failure ??= signal.reason;
-      killGroup(child);
-    } else if (signal.kind === 'result') {
-      result = signal;
-      keep(`${signal.text}\n`);
+    for (const file of launch.files) {
+      mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
+      writeFileSync(file.path, file.content, { mode: 0o600 });
     }
-    if (launch.endInputOn === signal.kind) child.stdin?.end();
+    const end = await runCliProcess(launch, place, {
+      started: (pid) => emit('agent.cli', { cli: cli.kind, event: 'started', ...(pid ? { pid } : {}) }),
+      session: (sessionId) => emit('agent.cli', { cli: cli.kind, event: 'session', sessionId }),
+      signal: options.signal,
+      ...(options.messages ? { messages: options.messages } : {}),
+      ...(options.messagePollMs ? { messagePollMs: options.messagePollMs } : {}),
+    });
+    await emit('agent.cli', {
+      cli: cli.kind,
+      event: 'exited',
+      exitCode: end.code,
+      ...(end.spawnError !== undefined
+        ? { detail: end.spawnError }
+        : end.signal
+          ? { detail: end.signal }
+          : {}),
+    });
+    if (cli.kind !== 'cmd' && end.sessionId) session = end.sessionId;
+    // A session to resume that was never written (killed at once): the goal afresh.
+    const lost = session !== undefined && end.result?.sessionNotFound === true;
+    if (options.signal.aborted || !(lost || isCrash(end, launch)) || restart >= MAX_RESTARTS)
+      return finish(outcomeOf(end, cli, options.signal));
+    // Crashed before its result: go on where it was (its session, told it was restarted).
+    const detail = lost
+      ? `session ${session} was not found; starting afresh`
+      : `exited ${end.signal ?? end.code} before its result${session ? `; resuming session ${session}` : ''}`;
+    if (lost) session = undefined;
+    resumeText = undefined;
+    await emit('agent.cli', {
+      cli: cli.kind,
+      event: 'restarted',
+      restart: restart + 1,
+      detail,
+      ...(session ? { sessionId: session } : {}),
+    });
   }
-  child.stdin?.on('error', () => {});
-  if (launch.input !== null) child.stdin?.write(launch.input);
-  if (!launch.endInputOn) child.stdin?.end();
+}
 
-  const onAbort = () => {
-    killGroup(child);
-    setTimeout(() => killGroup(child, 'SIGKILL'), 5000).unref();
-  };
-  options.signal.addEventListener('abort', onAbort, { once: true });
-  const poll =
-    launch.messageLine && options.messages
-      ? setInterval(() => void deliver(), options.messagePollMs ?? 1000)
-      : null;
-  let delivering = false;
-  async function deliver(): Promise<void> {
-    if (delivering || !options.messages || !launch.messageLine || child.stdin?.writableEnded) return;
-    delivering = true;
-    try {
-      for (const message of await options.messages())
-        if (message.role === 'user') child.stdin?.write(launch.messageLine(message.content));
-    } finally {
-      delivering = false;
-    }
-  }
-
-  const ended = await Promise.race([
-    exited.then((code) => ({ code })),
-    spawnError.then((error) => ({ error })),
-  ]);
-  if (poll) clearInterval(poll);
-  options.signal.removeEventListener('abort', onAbort);
-  lines?.close();
-  errorLines?.close();
-  await Promise.all(pending);
-  const code = 'code' in ended ? ended.code : null;
-  await emit('agent.cli', {
-    cli: cli.kind,
-    event: 'exited',
-    exitCode: code,
-    ...('error' in ended ? { detail: ended.error } : {}),
-  });
-  const output = tail.trim();
-  const finalText = (result as Extract<LineSignal, { kind: 'result' }> | null)?.text ?? output.slice(-1000);
-  if (options.signal.aborted) return finish(abortedOutcome(options.signal, { steps: 0, finalText }));
+function outcomeOf(
+  end: CliProcessEnd,
+  cli: AgentCliChoice,
+  signal: AbortSignal,
+): Omit<AgentOutcome, 'steps'> {
+  const output = end.tail.trim();
+  const finalText = end.result?.text ?? output.slice(-1000);
+  if (signal.aborted) return abortedOutcome(signal, { steps: 0, finalText });
   const what = cli.kind === 'cmd' ? `cmd \`${cli.command}\`` : cli.kind;
-  if ('error' in ended)
-    return finish({
-      status: 'failed',
-      stopReason: 'cli_failed',
-      reason: `${what} could not start: ${ended.error}`,
-      finalText,
-    });
-  if (failure)
-    return finish({
-      status: 'failed',
-      stopReason: 'cli_failed',
-      reason: `${failure}${outputNote(output)}`,
-      finalText,
-    });
-  const answered = result as Extract<LineSignal, { kind: 'result' }> | null;
-  if (code === 0 && (answered === null || answered.ok))
-    return finish({
+  const failed = (reason: string) => ({
+    status: 'failed' as const,
+    stopReason: 'cli_failed' as const,
+    reason,
+    finalText,
+  });
+  if (end.spawnError !== undefined) return failed(`${what} could not start: ${end.spawnError}`);
+  if (end.failure) return failed(`${end.failure}${outputNote(output)}`);
+  const answered = end.result;
+  if (end.code === 0 && (answered === null || answered.ok))
+    return {
       status: 'done',
       stopReason: 'answered',
       reason: `${what} exited 0${outputNote(output)}`,
       finalText,
-    });
-  return finish({
-    status: 'failed',
-    stopReason: 'cli_failed',
-    reason: `${what} ${answered && !answered.ok ? 'reported an error' : `exited ${code}`}${outputNote(output)}`,
-    finalText,
-  });
+    };
+  const how = answered && !answered.ok ? 'reported an error' : `exited ${end.signal ?? end.code}`;
+  return failed(`${what} ${how}${outputNote(output)}`);
 }
 
 function outputNote(output: string): string {

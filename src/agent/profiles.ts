@@ -3,8 +3,10 @@
  * only in a sandbox that binds their checkout read-only (`ProfileOptions.bash.sandbox`, src/sandbox/),
  * none without one. `coder` and `integrator` have every tool (the integrator is
  * the agent that merges, builds and tests; topologies give it the integration tools). A config may
- * define more profiles on top of these (`ProfileDefinition`: a base profile, a model, a step cap).
+ * define more profiles on top of these (`ProfileDefinition`: a base profile, a model, a step cap, an
+ * external CLI driving the loop).
  */
+import type { AgentCliChoice } from '../run/run-spec.js';
 import { readOnlySandbox } from '../sandbox/index.js';
 import {
   type BashToolOptions,
@@ -74,6 +76,11 @@ export interface ProfileDefinition {
   maxSteps?: number;
   /** Prepended to the system prompt the lead gives a subagent of this profile. */
   prompt?: string;
+  /**
+   * An external agent CLI drives its subagents' loops (src/agent-cli/); its model is the profile's
+   * (`model`, else the run's), not the choice's.
+   */
+  cli?: AgentCliChoice;
 }
 
 export type ResolvedProfile = { name: string } & ProfileDefinition;

@@ -4,7 +4,8 @@
  * (usage errors, exit 2). An entry `peer-N` takes --agent-cli's CLI; `peer-N=KIND` its own (a mixed
  * team: `--agent-cli-peers peer-2=claude-code@anthropic:…,peer-3=codex@openai-responses:…`), with
  * `@MODEL` for claude-code and codex (each speaks one protocol). --agent-cli may be left out when
- * every entry names its CLI.
+ * every entry names its CLI. With `--topology orchestrated`, --agent-cli drives the lead's subagents
+ * (the lead stays Colony's loop); a config profile's `cli` overrides it for that profile's subagents.
  */
 import { parseAgentCliFlag } from '../agent-cli/index.js';
 import type { AgentCliChoice, AgentCliSpec } from '../run/run-spec.js';
@@ -19,8 +20,12 @@ export function agentCliFlags(
   const value = values['agent-cli'];
   const peers = values['agent-cli-peers'];
   if (value === undefined && peers === undefined) return undefined;
-  if (topology !== 'peers')
-    throw new UsageError('run: --agent-cli needs --topology peers (orchestrated subagents: not yet)');
+  if (topology !== 'peers' && topology !== 'orchestrated')
+    throw new UsageError('run: --agent-cli needs --topology peers or orchestrated');
+  if (topology === 'orchestrated' && peers !== undefined)
+    throw new UsageError(
+      'run: --agent-cli-peers needs --topology peers (orchestrated: a config profile names its CLI)',
+    );
   const parsed = value === undefined ? undefined : parseAgentCliFlag(value, env);
   if (parsed && !parsed.ok) throw new UsageError(`run: ${parsed.error}`);
   const base = parsed?.value;

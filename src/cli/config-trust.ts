@@ -46,6 +46,11 @@ export function refusedImplicitKeys(
     const guard = GUARDED[key];
     if (guard && !overridden(key) && !guard.harmless?.(value)) refused.push({ key, flag: guard.flag });
     if (key === 'models' && Array.isArray(value)) refused.push(...refusedModelKeys(value));
+    // A profile's agent CLI is a command Colony runs (`cmd:…`, or a binary with the run's model).
+    if (key === 'profiles' && value && typeof value === 'object')
+      for (const [name, profile] of Object.entries(value as Record<string, unknown>))
+        if (profile && typeof profile === 'object' && 'cli' in profile)
+          refused.push({ key: `profiles.${name}.cli`, flag: null });
   }
   return refused;
 }

@@ -46,6 +46,8 @@ export const profileSchema = z
     maxSteps: z.number().int().positive().optional(),
     /** Prepended to the system prompt the lead gives a subagent of this profile. */
     system: z.string().optional(),
+    /** An external agent CLI drives its subagents: claude-code, codex or cmd:COMMAND (docs/agent-cli.md). */
+    cli: z.string().min(1).optional(),
   })
   .strict();
 

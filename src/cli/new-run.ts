@@ -1,11 +1,12 @@
 /** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
 
+import { parseAgentCliFlag } from '../agent-cli/index.js';
 import { parseDurationMs } from '../core/duration.js';
 import { newRunId } from '../core/ids.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import { recordRun } from '../run/record-run.js';
-import type { RunSpec } from '../run/run-spec.js';
+import type { AgentCliChoice, RunSpec } from '../run/run-spec.js';
 import { resolveSandboxSetting } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { inspectUserRepo } from '../workspace/repo.js';
@@ -118,7 +119,13 @@ function orchestratedFields(input: NewRunInput): Partial<RunSpec> {
   const profiles = Object.fromEntries(
     Object.entries(config.profiles ?? {}).map(([name, p]) => [
       name,
-      { base: p.base, model: p.model, maxSteps: p.maxSteps, prompt: p.system },
+      {
+        base: p.base,
+        model: p.model,
+        maxSteps: p.maxSteps,
+        prompt: p.system,
+        ...(p.cli ? { cli: profileCli(name, p.cli) } : {}),
+      },
     ]),
   );
   return {
@@ -128,6 +135,13 @@ function orchestratedFields(input: NewRunInput): Partial<RunSpec> {
     ...(Object.keys(profiles).length > 0 ? { profiles } : {}),
     ...(config.accept ? { accept: config.accept, acceptRounds: config.acceptRounds } : {}),
   };
+}
+
+/** A profile's `cli` (claude-code, codex, cmd:…) as the run spec holds it, or a usage error. */
+function profileCli(name: string, value: string): AgentCliChoice {
+  const parsed = parseAgentCliFlag(value);
+  if (!parsed.ok) throw new UsageError(`profile "${name}": ${parsed.error.replace('--agent-cli', 'cli')}`);
+  return parsed.value;
 }
 
 /** Records the run; `catalog` puts where its models are called into run.started (`--json` shows it). */

@@ -64,11 +64,13 @@ export interface EventPayloads {
   };
   /**
    * An external agent CLI driving an agent's loop (src/agent-cli/): `started` (its pid), `session`
-   * (the CLI's session id, for resuming it after a crash), `exited` (its exit code).
+   * (the CLI's session id, for resuming it after a crash), `exited` (its exit code), `restarted`
+   * (the n-th restart after a crash, resuming `sessionId` when it has one).
    */
   'agent.cli': {
     cli: string;
-    event: 'started' | 'session' | 'exited';
+    event: 'started' | 'session' | 'exited' | 'restarted';
+    restart?: number;
     pid?: number;
     sessionId?: string;
     exitCode?: number | null;

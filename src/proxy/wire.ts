@@ -13,6 +13,7 @@ import {
 import { chatStreamAccumulator, decodeChatResponse } from '../model/providers/openai-chat.js';
 import { decodeResponsesResponse, responsesStreamAccumulator } from '../model/providers/openai-responses.js';
 import { endpoint, isRecord, type RawTurn } from '../model/providers/shared.js';
+import { namespacedAccumulator, namespacedDecode } from './namespaced-calls.js';
 
 export type WireProtocol = 'anthropic' | 'openai-chat' | 'openai-responses';
 
@@ -146,8 +147,9 @@ const OPENAI_RESPONSES: Wire = {
     body.model = modelName;
   },
   requestMessages: (body) => (typeof body.input === 'string' ? 1 : countOf(body.input)),
-  decode: decodeResponsesResponse,
-  accumulator: () => responsesStreamAccumulator(),
+  // Codex's namespaced MCP tools are logged as `<namespace>__<name>` (namespaced-calls.ts).
+  decode: namespacedDecode(decodeResponsesResponse),
+  accumulator: () => namespacedAccumulator(responsesStreamAccumulator()),
   errorBody: openaiErrorBody,
   // The Responses stream's own terminal failure event (what Codex and the SDK's helpers read).
   streamError: (message) =>

@@ -85,6 +85,7 @@ export const runSpecSchema = z.strictObject({
         model: z.string().optional(),
         maxSteps: positiveInt.optional(),
         prompt: z.string().optional(),
+        cli: agentCliChoice.optional(),
       }),
     )
     .optional(),

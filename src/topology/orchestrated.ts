@@ -12,6 +12,7 @@
 import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
+import { CliHost } from '../agent-cli/index.js';
 import { isKind } from '../core/events.js';
 import type { FleetOwner } from '../fleet/owner.js';
 import type { Provider } from '../model/types.js';
@@ -23,9 +24,11 @@ import type { RunContext, RunOutcome, Topology } from './context.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
+import { runHasSubagentClis, type SubagentCli, subagentCliChoice } from './orchestrated/subagent-cli.js';
 import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
+import { agentCliAccess } from './peers/cli-access.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
@@ -63,6 +66,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         maxAgents: spec.maxAgents,
       });
       const budget = await replayedBudget(ctx);
+      const cli = subagentClis(budget, (agent) => team.subagents.get(agent)?.model);
       const queue = new IntegrationQueue({
         runId: spec.runId,
         hubPath: workspace.hubPath,
@@ -88,7 +92,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       }
       // The scheduler is built after the team has read the log, so start counts survive a resume.
       let scheduler: Scheduler | null = null;
-      const team = new Team({
+      const team: Team = new Team({
         runId: spec.runId,
         log,
         scrubber: ctx.scrubber,
@@ -108,6 +112,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         stream: spec.stream,
         injectorFor: (agent) => ctx.injectorFor(agent),
         ...(fleet ? { remote: (agent, task) => runOnFleet(fleet, agent, task.task) } : {}),
+        ...(cli ? { cli } : {}),
       });
       await team.load();
       scheduler = new Scheduler({
@@ -206,6 +211,40 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         );
       }),
   };
+
+  /**
+   * Subagents driven by an external CLI (`--agent-cli`, a profile's `cli`): one CliHost for the run,
+   * the proxy sending each one's calls to its own model. Not on fleet workers (yet).
+   */
+  function subagentClis(
+    budget: Awaited<ReturnType<typeof replayedBudget>>,
+    modelOf: (agent: string) => string | undefined,
+  ): SubagentCli | null {
+    if (!runHasSubagentClis(spec)) return null;
+    if (ctx.fleet) throw new Error('subagents driven by an agent CLI do not run on fleet workers yet');
+    const { gate, upstream } = ctx;
+    if (!gate || !upstream) throw new Error("external agent CLIs need the run's rate gate and models");
+    const access = agentCliAccess({
+      spec,
+      gate,
+      upstream,
+      runFolder: dir,
+      modelOf: (agent) => modelOf(agent) ?? spec.model,
+    });
+    const host = new CliHost(access, {
+      runId: spec.runId,
+      deadlineAt: spec.deadlineAt,
+      log,
+      budget,
+      scrubber: ctx.scrubber,
+    });
+    return {
+      choiceFor: (subagent) => subagentCliChoice(spec, subagent),
+      host,
+      sandbox: ctx.sandbox,
+      baseEnv: ctx.commandEnv,
+    };
+  }
 
   /** A task on a fleet worker: its outcome, or a failed one saying why it did not run. */
   async function runOnFleet(

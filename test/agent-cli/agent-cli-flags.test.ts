@@ -9,8 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { parseAgentCliFlag } from '../../src/agent-cli/index.js';
 import { agentCliFlags } from '../../src/cli/agent-cli-flags.js';
 import { UsageError } from '../../src/cli/args.js';
+import { DEFAULT_CONFIG } from '../../src/cli/config.js';
+import { prepareRun } from '../../src/cli/new-run.js';
 import type { RunSpec } from '../../src/run/run-spec.js';
 import { cliOf } from '../../src/topology/peers/peer-host.js';
+import { createUserRepo } from '../helpers/user-repo.js';
 
 const parse = (values: { 'agent-cli'?: string; 'agent-cli-peers'?: string }, agents = 3) =>
   agentCliFlags(values, 'peers', agents, { PATH: '/usr/bin:/bin' });
@@ -62,6 +65,47 @@ describe('agent-cli flags', () => {
       expect(() => parse({ 'agent-cli-peers': value }), value).toThrow(UsageError);
       expect(() => parse({ 'agent-cli-peers': value }), value).toThrow(message);
     }
+  });
+
+  it('drives orchestrated subagents with --agent-cli; refuses --agent-cli-peers and other topologies', () => {
+    const env = { PATH: '/usr/bin:/bin' };
+    expect(agentCliFlags({ 'agent-cli': 'cmd:node a.mjs' }, 'orchestrated', undefined, env)).toEqual({
+      kind: 'cmd',
+      command: 'node a.mjs',
+    });
+    expect(() =>
+      agentCliFlags({ 'agent-cli': 'cmd:a', 'agent-cli-peers': 'peer-1' }, 'orchestrated', undefined, env),
+    ).toThrow('--agent-cli-peers needs --topology peers');
+    expect(() => agentCliFlags({ 'agent-cli': 'cmd:a' }, 'solo', undefined, env)).toThrow(
+      '--agent-cli needs --topology peers or orchestrated',
+    );
+  });
+
+  it("stores a config profile's cli in the run spec, or refuses it with a usage error", async () => {
+    const repo = createUserRepo({ 'README.md': '# r\n' }, 'colony-profile-cli-');
+    const prepare = (cli: string) =>
+      prepareRun(
+        {
+          repo: repo.dir,
+          goal: 'g',
+          config: {
+            ...DEFAULT_CONFIG,
+            model: 'openai-chat:fake-model',
+            baseUrl: 'http://127.0.0.1:9/v1',
+            sandbox: 'off',
+            profiles: { ext: { base: 'coder', cli } },
+          },
+          topology: 'orchestrated',
+        },
+        { ...process.env, OPENAI_API_KEY: 'k' },
+      );
+    const prepared = await prepare('cmd:node agent.mjs');
+    expect(prepared.spec.profiles?.ext).toEqual({
+      base: 'coder',
+      cli: { kind: 'cmd', command: 'node agent.mjs' },
+    });
+    await expect(prepare('aider')).rejects.toThrow(UsageError);
+    await expect(prepare('aider')).rejects.toThrow('profile "ext": cli must be claude-code, codex');
   });
 
   it('names the pinned package to install when a CLI is neither bundled nor on PATH', () => {

@@ -106,11 +106,12 @@ describe('--agent-cli codex', () => {
     expect(responses.map((e) => e.data.turn.usage)).toEqual(
       responses.map((_, i) => expect.objectContaining(codexUsage(i))),
     );
+    // Colony's tools as Claude Code names them: `<namespace>__<name>` (the call's namespace kept).
     expect(responses.map((e) => e.data.turn.toolCalls.map((c) => c.name))).toEqual([
-      ['claim'],
+      ['mcp__colony__claim'],
       ['exec_command'],
-      ['merge_request'],
-      ['release'],
+      ['mcp__colony__merge_request'],
+      ['mcp__colony__release'],
       [],
     ]);
     const seen = fake.requests();

@@ -1,7 +1,9 @@
 // A mini external agent (test/agent-cli): what `--agent-cli 'cmd:node mini-agent.mjs'` runs. Its
 // Colony tools come over MCP (the official client SDK, COLONY_MCP_URL with COLONY_AGENT_TOKEN), its
 // model turns from the model proxy (the `openai` package: OPENAI_BASE_URL / OPENAI_API_KEY), its own
-// tool is `write` (a file in its checkout, the working folder). It prints its model usage last.
+// tool is `write` (a file in its checkout, the working folder). It prints its final answer, then its
+// model usage. MINI_AGENT_CRASH_AFTER=<tool>: the first process (no COLONY_RESTART) kills itself with
+// SIGKILL after that tool's call (a crash Colony restarts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -62,7 +64,11 @@ for (let step = 0; step < 40; step++) {
       if (result.isError) text = `error: ${text}`;
     }
     messages.push({ role: 'tool', tool_call_id: call.id, content: text });
+    if (call.function.name === env.MINI_AGENT_CRASH_AFTER && !env.COLONY_RESTART)
+      process.kill(process.pid, 'SIGKILL');
   }
 }
 await client.close();
+const answer = messages.at(-1);
+if (answer?.role === 'assistant' && answer.content) console.log(answer.content);
 console.log(`mini-agent usage ${JSON.stringify(usage)}`);

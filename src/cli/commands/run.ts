@@ -45,7 +45,8 @@ never touched. The result is fetched into your repository as the branch colony/<
                        workers (see docs/fleet.md). Config: "workers": true
   --hub-listen ADDR    with --workers: where to serve the hub, HOST:PORT (default 127.0.0.1:0)
   --hub-url URL        with --workers: the URL workers reach it at (default: the listen address)
-  --agent-cli CLI      peers: an external agent CLI drives the peers' loops instead of Colony's own:
+  --agent-cli CLI      peers, orchestrated: an external agent CLI drives the peers' (orchestrated: the
+                       subagents'; a config profile may name its own) loops instead of Colony's own:
                        claude-code, codex, or 'cmd:COMMAND' (any command; it gets COLONY_MCP_URL,
                        COLONY_AGENT_TOKEN, the model proxy as ANTHROPIC_/OPENAI_BASE_URL, COLONY_GOAL,
                        COLONY_SYSTEM_PROMPT). See docs/agent-cli.md
@@ -76,7 +77,7 @@ never touched. The result is fetched into your repository as the branch colony/<
   --wait-for-slot      when that many runs are running, wait for one to finish (the default)
   --no-wait            fail at once instead of waiting for a run slot
   --config FILE        config file (default ./colony.json if present); it may define
-                       "profiles" {name: {base, model?, maxSteps?, system?}}, "limits"
+                       "profiles" {name: {base, model?, maxSteps?, system?, cli?}}, "limits"
                        {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds".
                        A ./colony.json not named with --config is not trusted with commands,
                        containment or endpoints: setup, verify, accept, baseUrl, sandbox (other than

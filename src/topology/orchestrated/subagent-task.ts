@@ -28,6 +28,7 @@ import {
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace } from '../../workspace/run-workspace.js';
 import { LEAD_AGENT } from './prompt.js';
+import type { SubagentCli } from './subagent-cli.js';
 
 export interface Subagent {
   name: string;
@@ -47,6 +48,8 @@ export interface SubagentTaskDeps {
   /** The provider for a model id (the run's own model when undefined). */
   providerFor(model: string | undefined): { ok: true; provider: Provider } | { ok: false; error: string };
   injectorFor(agent: string): () => Promise<Message[]>;
+  /** Subagents whose loop an external CLI drives (subagent-cli.ts); absent: Colony's loop for all. */
+  cli?: SubagentCli;
 }
 
 export interface SubagentToolDeps {
@@ -89,14 +92,19 @@ export function subagentFrom(
 export async function buildSubagentTools(
   deps: SubagentToolDeps,
   subagent: Subagent,
-): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
+  options: { cli?: boolean } = {},
+): Promise<{ ok: true; tools: Tool[]; worktree: string } | { ok: false; error: string }> {
   const writes = profileWrites(subagent.profile.base);
-  const ws = await deps.forAgent(writes ? subagent.name : LEAD_AGENT);
+  // A CLI's own tools write wherever they run: a CLI-driven subagent gets a checkout of its own.
+  const ws = await deps.forAgent(writes || options.cli ? subagent.name : LEAD_AGENT);
   if (!ws.ok) return ws;
   const { worktree, branch, publish } = ws.value;
-  const base = toolsForProfile(subagent.profile.base, worktree, { bash: deps.bash });
+  // A CLI brings its own file and shell tools: it is served only Colony's others (merge, sync).
+  const base = options.cli
+    ? { ok: true as const, tools: [] }
+    : toolsForProfile(subagent.profile.base, worktree, { bash: deps.bash });
   if (!base.ok) return base;
-  if (!writes) return base;
+  if (!writes) return { ...base, worktree };
   const ctx = {
     runId: deps.runId,
     agent: subagent.name,
@@ -108,7 +116,7 @@ export async function buildSubagentTools(
     log: deps.log,
   };
   const tools = [...base.tools, createMergeRequestTool(ctx), createSyncTool(ctx)];
-  return { ok: true, tools: deps.wrapTools ? deps.wrapTools(subagent.name, tools) : tools };
+  return { ok: true, tools: deps.wrapTools ? deps.wrapTools(subagent.name, tools) : tools, worktree };
 }
 
 export interface TaskToRun {
@@ -126,7 +134,13 @@ export async function runSubagentTask(
   subagent: Subagent,
   task: TaskToRun,
   tools: Tool[],
-  options: { knownFresh: boolean; onOutcome?: () => void; signal?: AbortSignal },
+  options: {
+    knownFresh: boolean;
+    onOutcome?: () => void;
+    signal?: AbortSignal;
+    /** The subagent's checkout (where a CLI driving it runs). */
+    worktree?: string;
+  },
 ): Promise<{ outcome: AgentOutcome; steps: number }> {
   const { log, runId } = deps;
   const fresh = options.knownFresh;
@@ -176,6 +190,34 @@ export async function runSubagentTask(
   const provider = deps.providerFor(subagent.model);
   if (!provider.ok) throw new Error(provider.error);
   const signals = [deps.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
+  const signal =
+    signals.length === 1 ? signals[0] : signals.length > 1 ? AbortSignal.any(signals) : undefined;
+  const cli = deps.cli?.choiceFor(subagent) ?? null;
+  if (cli && deps.cli) {
+    if (!options.worktree) throw new Error(`${subagent.name}: a CLI-driven subagent needs its checkout`);
+    // What drives the loop is the one difference from a built-in subagent. A session of an earlier
+    // task goes on with this task; one started for this task (a crashed run) with a restart note.
+    const thisTask = history.findIndex((e) => e.kind === 'task.started' && e.data.task === task.task);
+    const resumedTask = history.slice(thisTask + 1).some((e) => e.kind === 'agent.cli');
+    const outcome = await deps.cli.host.drive({
+      cli,
+      agent: subagent.name,
+      goal: task.prompt,
+      system: subagent.systemPrompt,
+      worktree: options.worktree,
+      tools,
+      sandbox: deps.cli.sandbox,
+      baseEnv: deps.cli.baseEnv,
+      history,
+      ...(resumedTask ? {} : { resumeText: task.prompt }),
+      signal: signal ?? new AbortController().signal,
+      messages: deps.injectorFor(subagent.name),
+    });
+    options.onOutcome?.();
+    await agentStarted;
+    await taskStarted;
+    return { outcome, steps: outcome.steps - opening.stepsBefore };
+  }
   const outcome = await runAgent(
     {
       runId,
@@ -193,7 +235,7 @@ export async function runSubagentTask(
       log,
       scrubber: deps.scrubber,
       budget: deps.budget,
-      ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0] : AbortSignal.any(signals) } : {}),
+      ...(signal ? { signal } : {}),
       history,
       beforeModelCall: deps.injectorFor(subagent.name),
       ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),

@@ -20,6 +20,7 @@ import type { Tool, ToolResult } from '../../tool/types.js';
 import type { IntegrationQueue } from '../../workspace/integration/index.js';
 import type { RunWorkspace } from '../../workspace/run-workspace.js';
 import { LEAD_AGENT, subagentSystemPrompt } from './prompt.js';
+import type { SubagentCli } from './subagent-cli.js';
 import {
   buildSubagentTools,
   failedTask,
@@ -67,6 +68,8 @@ export interface TeamOptions {
    * the log) instead of in this process. Called once task.assigned and subagent.created committed.
    */
   remote?: (agent: string, task: TaskToRun) => Promise<{ outcome: AgentOutcome; steps: number }>;
+  /** Subagents whose loop an external CLI drives (subagent-cli.ts). */
+  cli?: SubagentCli;
 }
 
 export class Team {
@@ -285,7 +288,11 @@ export class Team {
     this.mayHaveHistory.add(task.agent);
     const tools = await this.toolsFor(subagent);
     if (!tools.ok) return failedTask(tools.error);
-    return runSubagentTask(this.options, subagent, toRun, tools.tools, { knownFresh, onOutcome: release });
+    return runSubagentTask(this.options, subagent, toRun, tools.tools, {
+      knownFresh,
+      onOutcome: release,
+      worktree: tools.worktree,
+    });
   }
 
   private writes(agent: string): boolean {
@@ -293,20 +300,19 @@ export class Team {
     return subagent ? profileWrites(subagent.profile.base) : false;
   }
 
-  private readonly toolCache = new Map<
-    string,
-    Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }>
-  >();
+  private readonly toolCache = new Map<string, Promise<BuiltTools>>();
 
   /**
    * A writer's tools are its own (its worktree, its merge requests); read-only tools keep no state
    * and work on the lead's checkout, so subagents of one read-only profile share one set (building
    * tools means zod → JSON schema, a visible cost at a 1,000-subagent fan-out).
    */
-  private toolsFor(subagent: Subagent): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
-    const key = profileWrites(subagent.profile.base)
-      ? `agent:${subagent.name}`
-      : `read-only:${subagent.profile.base}`;
+  private toolsFor(subagent: Subagent): Promise<BuiltTools> {
+    const cli = this.options.cli?.choiceFor(subagent) ?? null;
+    const key =
+      profileWrites(subagent.profile.base) || cli
+        ? `agent:${subagent.name}`
+        : `read-only:${subagent.profile.base}`;
     let tools = this.toolCache.get(key);
     if (!tools) {
       tools = this.buildTools(subagent);
@@ -315,9 +321,7 @@ export class Team {
     return tools;
   }
 
-  private buildTools(
-    subagent: Subagent,
-  ): Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }> {
+  private buildTools(subagent: Subagent): Promise<BuiltTools> {
     const { workspace, queue } = this.options;
     return buildSubagentTools(
       {
@@ -329,6 +333,7 @@ export class Team {
         queueFor: () => queue,
       },
       subagent,
+      { cli: (this.options.cli?.choiceFor(subagent) ?? null) !== null },
     );
   }
 
@@ -338,6 +343,8 @@ export class Team {
     );
   }
 }
+
+type BuiltTools = { ok: true; tools: Tool[]; worktree: string } | { ok: false; error: string };
 
 function callKey(step: number, callId: string): string {
   return `${step}/${callId}`;

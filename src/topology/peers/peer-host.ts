@@ -202,7 +202,8 @@ export class PeerHost {
         'agent.started',
         {
           profile: 'peer',
-          model: this.options.provider.model.id,
+          // A peer's CLI may call a model of its own.
+          model: cliOf(spec, agent)?.model ?? this.options.provider.model.id,
           task: spec.goal,
           system,
           tools: tools.map((t) => t.spec.name),
