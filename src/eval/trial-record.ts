@@ -50,8 +50,23 @@ export const armSchema = z.looseObject({
 
 export type Arm = z.infer<typeof armSchema>;
 
+/**
+ * The matched budget: every arm runs under the same money and token limits, so arms are compared at
+ * equal spend. An arm's own `budgetUsd`/`budgetTokens` may only lower it (effectiveBudget).
+ */
+export const matchedBudgetSchema = z
+  .strictObject({ usd: z.number().positive().optional(), tokens: z.number().int().positive().optional() })
+  .refine((b) => b.usd !== undefined || b.tokens !== undefined, { message: 'give usd, tokens or both' });
+
+export type MatchedBudget = z.infer<typeof matchedBudgetSchema>;
+
 export const armsFileSchema = z
-  .strictObject({ v: z.literal(ARMS_FILE_VERSION), arms: z.array(armSchema).min(1) })
+  .strictObject({
+    v: z.literal(ARMS_FILE_VERSION),
+    /** Optional (added without a version change: files without it read as before). */
+    budget: matchedBudgetSchema.optional(),
+    arms: z.array(armSchema).min(1),
+  })
   .refine((f) => new Set(f.arms.map((a) => a.name)).size === f.arms.length, {
     message: 'arm names must be unique',
     path: ['arms'],
@@ -124,8 +139,10 @@ export function parseTrialLines(text: string): { records: TrialRecord[]; issues:
   return { records, issues };
 }
 
-/** Parses arms.json text: the arms, or one error naming the field. */
-export function parseArmsFile(text: string): { ok: true; arms: Arm[] } | { ok: false; error: string } {
+/** Parses arms.json text: the arms (and the matched budget), or one error naming the field. */
+export function parseArmsFile(
+  text: string,
+): { ok: true; arms: Arm[]; budget: MatchedBudget | null } | { ok: false; error: string } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -134,7 +151,28 @@ export function parseArmsFile(text: string): { ok: true; arms: Arm[] } | { ok: f
   }
   const parsed = armsFileSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `arms file is invalid at ${describeIssues(parsed.error)}` };
-  return { ok: true, arms: parsed.data.arms };
+  return { ok: true, arms: parsed.data.arms, budget: parsed.data.budget ?? null };
+}
+
+/** A budget an arm runs under: `usd` and `tokens`, each undefined when unlimited. */
+export interface EffectiveBudget {
+  usd?: number;
+  tokens?: number;
+}
+
+function lower(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+/**
+ * The limits one arm runs under: the matched budget, lowered by the arm's own `budgetUsd` /
+ * `budgetTokens` when those are lower (a higher one is refused by eval run before anything runs).
+ */
+export function effectiveBudget(arm: Arm, matched: MatchedBudget | null): EffectiveBudget {
+  const own = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const usd = lower(matched?.usd, own(arm.budgetUsd));
+  const tokens = lower(matched?.tokens, own(arm.budgetTokens));
+  return { ...(usd !== undefined ? { usd } : {}), ...(tokens !== undefined ? { tokens } : {}) };
 }
 
 /** Records whose arm is not in the arms file, or whose task is filed under two repositories. */

@@ -75,7 +75,12 @@ describe('colony eval report', () => {
     expect(first.code, first.stderr).toBe(0);
     const lines = first.stdout.trim().split('\n');
     expect(lines[0]).toBe(join(dir, 'report.html'));
-    expect(lines[1]).toMatch(/^- peers-4/);
+    // One line per arm (pass rate, cost per success, wall-clock, first green), then the answer.
+    expect(lines[1]).toMatch(
+      /^ {2}solo: pass [\d.]+% \([\d.]+%–[\d.]+%\) on 20 task\(s\), cost per success /,
+    );
+    expect(lines[1]).toMatch(/to first green [\d.]+ s$/);
+    expect(lines[3]).toMatch(/^- peers-4/);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('data-chart="win-loss"');
     const out = join(dir, 'elsewhere', 'page.html');
     const second = await run(['eval', 'report', dir, '--out', out, '--json', '--seed', '7']);
@@ -95,6 +100,42 @@ describe('colony eval report', () => {
     writeFileSync(join(empty, 'arms.json'), '{"v":1,"arms":[]}');
     expect((await run(['eval', 'report', empty])).stderr).toMatch(/arms\.json: arms file is invalid at arms/);
     expect((await run(['eval', 'report', empty, '--seed', 'x'])).code).toBe(2);
+  });
+});
+
+describe('colony eval report --compare', () => {
+  it('compares two arms, paired by task, Holm across the comparisons asked for', async () => {
+    const dir = evalDir();
+    const { code, stdout, stderr } = await run([
+      'eval',
+      'report',
+      dir,
+      '--json',
+      '--compare',
+      'solo,peers-4',
+      '--resamples',
+      '200',
+    ]);
+    expect(code, stderr).toBe(0);
+    const summary = JSON.parse(stdout) as EvalSummary;
+    expect(summary.pairwise).toHaveLength(1);
+    const c = summary.pairwise[0];
+    const vsSolo = summary.comparisons[0];
+    // The same pairs as peers-4 against solo, seen from the other side.
+    expect(c).toMatchObject({ arm: 'solo', baseline: 'peers-4', pairedTasks: vsSolo?.pairedTasks });
+    expect(c?.diff).toBeCloseTo(-(vsSolo?.diff ?? 0), 12);
+    expect(c?.p).toBeCloseTo(vsSolo?.p ?? 0, 12);
+    expect(c?.pHolm).toBe(c?.p);
+  });
+
+  it('refuses an unknown arm (exit 1) and a malformed pair (exit 2)', async () => {
+    const dir = evalDir();
+    const unknown = await run(['eval', 'report', dir, '--compare', 'solo,nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/--compare solo,nope: no arm "nope" in arms\.json/);
+    const bad = await run(['eval', 'report', dir, '--compare', 'solo']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--compare takes two arm names/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crossCheck, parseArmsFile, parseTrialLines } from '../../src/eval/trial-record.js';
+import { crossCheck, effectiveBudget, parseArmsFile, parseTrialLines } from '../../src/eval/trial-record.js';
 import { record } from './records.js';
 
 const line = (r: unknown) => JSON.stringify(r);
@@ -117,5 +117,30 @@ describe('crossCheck', () => {
       '2 trial(s) of arm "ghost", which arms.json does not describe (left out)',
       'task "task-1" is filed under repos "repo-a" and "repo-b" (the first is used)',
     ]);
+  });
+});
+
+describe('the matched budget', () => {
+  it('is read from arms.json (optional, so files without it read as before) and checked', () => {
+    const arms = [{ name: 'solo', topology: 'solo', size: 1 }];
+    expect(parseArmsFile(JSON.stringify({ v: 1, arms }))).toMatchObject({ ok: true, budget: null });
+    expect(parseArmsFile(JSON.stringify({ v: 1, budget: { usd: 2 }, arms }))).toMatchObject({
+      ok: true,
+      budget: { usd: 2 },
+    });
+    expect(parseArmsFile(JSON.stringify({ v: 1, budget: {}, arms }))).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('budget: give usd, tokens or both'),
+    });
+    expect(parseArmsFile(JSON.stringify({ v: 1, budget: { dollars: 2 }, arms }))).toMatchObject({
+      ok: false,
+    });
+  });
+
+  it('an arm runs under the lower of the matched budget and its own', () => {
+    const arm = { name: 'a', topology: 'peers', size: 2, budgetUsd: 1 };
+    expect(effectiveBudget(arm, { usd: 2, tokens: 500 })).toEqual({ usd: 1, tokens: 500 });
+    expect(effectiveBudget(arm, null)).toEqual({ usd: 1 });
+    expect(effectiveBudget({ name: 'b', topology: 'solo', size: 1 }, null)).toEqual({});
   });
 });

@@ -3,6 +3,7 @@
  * and plant (eval-suite.ts).
  */
 import { join } from 'node:path';
+import type { ArmSummary } from '../../eval/report/summary-types.js';
 import { evalReport, writeEvalPage } from '../../eval/report/write-eval-report.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { CliFailure } from '../store-access.js';
@@ -11,7 +12,7 @@ import { importSubcommand, plantSubcommand, validateSubcommand } from './eval-su
 
 export const EVAL_HELP = `colony eval <subcommand>
 
-  report DIR [--out FILE] [--json] [--seed N] [--resamples N]
+  report DIR [--out FILE] [--json] [--seed N] [--resamples N] [--compare A,B]…
       Statistics of an eval directory (DIR/arms.json and DIR/trials.jsonl, format in docs/eval.md):
       per arm the pass rate with its 95% interval, pass@k and pass^k, cost per success and median
       wall-clock; each arm against the solo arm, paired by task (bootstrap interval, exact McNemar
@@ -20,13 +21,19 @@ export const EVAL_HELP = `colony eval <subcommand>
       its path and the answer in plain sentences. --json prints the summary as one JSON object
       instead (and writes the page only when --out is given). Bad lines of trials.jsonl are reported
       on stderr and left out; the rest is kept. Resampling is seeded (--seed, default 1).
+      --compare A,B (repeatable): arm A against arm B, paired by task as against solo, Holm-adjusted
+      across the comparisons asked for. Intervals also for pass@k, the mean score and cost per
+      success; a per-tag breakdown when DIR/tasks.json (written by eval run) names the tags.
   run --suite DIR --arms FILE --trials K [--out DIR] [--concurrency N] [--sandbox on|auto|off]
       [--grade-sandbox] [--keep]
       Every task × arm × trial as a real Colony run on the task's start state (no hidden tests),
       graded with the hidden tests; one record per trial appended to OUT/trials.jsonl (OUT default
-      eval-out), the arms written to OUT/arms.json. An arm: {name, topology (solo, peers,
-      orchestrated), size, model, …}; model "sim:p=0.6" or "sim:truth=FILE" is a SIMULATED agent
-      with a known chance of success, for checking the harness and the statistics (docs/eval.md).
+      eval-out), the arms written to OUT/arms.json, the tasks' tags to OUT/tasks.json. An arm:
+      {name, topology (solo, peers, orchestrated, workflow), size, model, …}; orchestrated may give
+      models {lead, subagent}; a workflow arm names its program (relative to arms.json). A top-level
+      "budget": {usd, tokens} is every arm's limit (an arm may only lower it). Model "sim:p=0.6" or
+      "sim:truth=FILE" is a SIMULATED agent with a known chance of success, for checking the
+      harness and the statistics (docs/eval.md). Each record has the time to first green verify.
       Resumable: recorded trials are skipped. Harness failures are recorded as infra_error.
       --concurrency N trials at once (default 1; each a colony run process). --sandbox: the agents'
       commands (default auto); --grade-sandbox: grading too.
@@ -44,6 +51,22 @@ export const EVAL_HELP = `colony eval <subcommand>
 
 const SUBCOMMANDS = 'report, run, validate, import-swe-bench, plant';
 
+const ms = (v: number | null) => (v === null ? '—' : `${(v / 1000).toFixed(1)} s`);
+const share = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+const usd = (v: number | null) => (v === null ? '—' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
+
+/** One arm in a line: pass rate and interval, cost per success and interval, times. */
+function armLine(a: ArmSummary): string {
+  const ci = a.interval ? ` (${share(a.interval.lo)}–${share(a.interval.hi)})` : '';
+  const cps = a.costPerSuccessCi
+    ? ` (${usd(a.costPerSuccessCi.lo)}–${a.costPerSuccessCi.hi === null ? 'unbounded' : usd(a.costPerSuccessCi.hi)})`
+    : '';
+  return (
+    `${a.name}: pass ${share(a.passRate)}${ci} on ${a.tasks} task(s), cost per success ${usd(a.costPerSuccessUsd)}${cps}, ` +
+    `median wall-clock ${ms(a.medianWallMs)}, to first green ${ms(a.medianFirstGreenMs)}`
+  );
+}
+
 async function reportSubcommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -52,6 +75,7 @@ async function reportSubcommand(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       seed: { type: 'string' },
       resamples: { type: 'string' },
+      compare: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     'eval report',
@@ -63,9 +87,16 @@ async function reportSubcommand(argv: string[]): Promise<number> {
   const dir = onePositional(positionals, 'dir', 'eval report');
   const seed = numberFlag(values.seed, 'seed', 'int');
   const resamples = numberFlag(values.resamples, 'resamples', 'int');
+  const compare = (values.compare ?? []).map((text) => {
+    const [a, b, ...rest] = text.split(',').map((s) => s.trim());
+    if (!a || !b || rest.length > 0)
+      throw new UsageError(`eval report: --compare takes two arm names, A,B (got "${text}")`);
+    return [a, b] as const;
+  });
   const report = evalReport(dir, {
     ...(seed !== undefined ? { seed } : {}),
     ...(resamples !== undefined ? { resamples } : {}),
+    ...(compare.length > 0 ? { compare } : {}),
   });
   if (!report.ok) throw new CliFailure(`eval report: ${report.error}`);
   const { summary, issues } = report.value;
@@ -82,6 +113,7 @@ async function reportSubcommand(argv: string[]): Promise<number> {
   }
   const lines = [
     page ?? '',
+    ...summary.arms.map((a) => `  ${armLine(a)}`),
     ...summary.headline.map((l) => `- ${l}`),
     ...summary.warnings.map((w) => `! ${w}`),
   ];

@@ -10,7 +10,7 @@ import { pct, pp, ppRange, pValue, times } from './format.js';
 import { howToRead } from './how-to-read.js';
 import { renderPassRateChart } from './pass-rate-chart.js';
 import { renderSolvedChart } from './solved-chart.js';
-import type { ArmSummary, EvalSummary } from './summary-types.js';
+import type { ArmSummary, Comparison, EvalSummary } from './summary-types.js';
 import { renderWinLossChart } from './win-loss-chart.js';
 
 const CSS = `
@@ -31,6 +31,24 @@ table.facts th{width:240px;color:#555;font-weight:500}
 `;
 
 const dur = (ms: number | null) => (ms === null ? '—' : formatDuration(ms));
+
+const range = (ci: { lo: number; hi: number } | null) =>
+  ci === null ? '' : ` (${pct(ci.lo)}–${pct(ci.hi)})`;
+
+function budgetText(b: { usd?: number; tokens?: number }): string {
+  const parts = [
+    b.usd !== undefined ? formatUsd(b.usd) : null,
+    b.tokens !== undefined ? `${formatCount(b.tokens)} tokens` : null,
+  ].filter((x) => x !== null);
+  return parts.length > 0 ? parts.join(' and ') : 'none';
+}
+
+function costPerSuccessText(a: ArmSummary): string {
+  if (a.costPerSuccessUsd === null) return 'no success';
+  const ci = a.costPerSuccessCi;
+  if (!ci) return formatUsd(a.costPerSuccessUsd);
+  return `${formatUsd(a.costPerSuccessUsd)} (${formatUsd(ci.lo)}–${ci.hi === null ? 'unbounded' : formatUsd(ci.hi)})`;
+}
 
 function armTable(a: ArmSummary, confidence: number): string {
   const level = `${Math.round(confidence * 100)}%`;
@@ -60,15 +78,21 @@ function armTable(a: ArmSummary, confidence: number): string {
     ],
     [
       'pass@k · pass^k',
-      esc(a.passAtK.map((r) => `k=${r.k}: ${pct(r.passAtK)} · ${pct(r.passHatK)}`).join('; ') || '—'),
-    ],
-    ['mean score (share of graded tests)', esc(pct(a.meanScore))],
-    [
-      'cost: total · a trial · a success',
       esc(
-        `${formatUsd(a.totalCostUsd)} · ${formatUsd(a.meanCostUsd)} · ${a.costPerSuccessUsd === null ? 'no success' : formatUsd(a.costPerSuccessUsd)}`,
+        a.passAtK
+          .map(
+            (r) =>
+              `k=${r.k}: ${pct(r.passAtK)}${range(r.passAtKCi)} · ${pct(r.passHatK)}${range(r.passHatKCi)}`,
+          )
+          .join('; ') || '—',
       ),
     ],
+    ['mean score (share of graded tests)', esc(`${pct(a.meanScore)}${range(a.scoreCi)}`)],
+    [
+      'cost: total · a trial · a success',
+      esc(`${formatUsd(a.totalCostUsd)} · ${formatUsd(a.meanCostUsd)} · ${costPerSuccessText(a)}`),
+    ],
+    ['budget of a trial', esc(budgetText(a.budget))],
     ['median wall-clock · to first green', esc(`${dur(a.medianWallMs)} · ${dur(a.medianFirstGreenMs)}`)],
     [
       'tokens uncached / cached input / output',
@@ -85,9 +109,8 @@ function armTable(a: ArmSummary, confidence: number): string {
   return `<h3>${esc(a.name)}</h3>${facts(rows)}`;
 }
 
-function comparisonTable(s: EvalSummary): string {
-  if (s.comparisons.length === 0) return '<p class="note">no arm was compared with a solo baseline</p>';
-  const rows = s.comparisons.map((c) => [
+function comparisonTable(list: readonly Comparison[], against: string, confidence: number): string {
+  const rows = list.map((c) => [
     esc(c.arm),
     String(c.pairedTasks),
     esc(`${pct(c.armRate)} vs ${pct(c.soloRate)}`),
@@ -103,16 +126,50 @@ function comparisonTable(s: EvalSummary): string {
     [
       'arm',
       'tasks',
-      `pass rate vs ${s.baseline ?? 'solo'}`,
+      `pass rate vs ${against}`,
       'difference',
-      `${Math.round(s.confidence * 100)}% CI`,
+      `${Math.round(confidence * 100)}% CI`,
       'test',
       'Holm-adjusted',
-      'tasks arm better / solo better',
+      `tasks arm better / ${against} better`,
       'MDE',
       'cost · wall-clock ×',
     ],
     rows,
+  );
+}
+
+function againstSolo(s: EvalSummary): string {
+  if (s.comparisons.length === 0) return '<p class="note">no arm was compared with a solo baseline</p>';
+  return comparisonTable(s.comparisons, s.baseline ?? 'solo', s.confidence);
+}
+
+function pairwiseSection(s: EvalSummary): string {
+  if (s.pairwise.length === 0) return '';
+  const body = s.pairwise
+    .map(
+      (c) => `<h3>${esc(`${c.arm} vs ${c.baseline}`)}</h3>${comparisonTable([c], c.baseline, s.confidence)}`,
+    )
+    .join('');
+  return section(
+    'pairwise',
+    'Arm against arm',
+    `${body}<p class="note">Paired by task as against solo; Holm-adjusted across these ${s.pairwise.length} comparison(s) only.</p>`,
+  );
+}
+
+function tagSection(s: EvalSummary): string {
+  if (s.byTag.length === 0) return '';
+  const head = ['tag', 'tasks', ...s.arms.map((a) => a.name)];
+  const rows = s.byTag.map((t) => [
+    esc(t.tag),
+    String(t.tasks),
+    ...t.arms.map((a) => esc(a.tasks === 0 ? '—' : `${pct(a.passRate)}${range(a.interval)} on ${a.tasks}`)),
+  ]);
+  return section(
+    'tags',
+    'Per tag',
+    `${table(head, rows)}<p class="note">Pass rate on the tasks carrying each tag (task.json tags), with its ${Math.round(s.confidence * 100)}% interval; few tasks make wide intervals.</p>`,
   );
 }
 
@@ -137,7 +194,9 @@ export function evalPage(s: EvalSummary, source: string): string {
     ),
     section('solved', 'Solved over wall-clock', `<div class="chart">${renderSolvedChart(s)}</div>`),
     section('matrix', 'Per task against solo', `<div class="chart">${renderWinLossChart(s)}</div>`),
-    section('comparisons', `Against ${s.baseline ?? 'solo'}`, comparisonTable(s)),
+    section('comparisons', `Against ${s.baseline ?? 'solo'}`, againstSolo(s)),
+    pairwiseSection(s),
+    tagSection(s),
     section('arms', 'Arms', s.arms.map((a) => armTable(a, s.confidence)).join('')),
     section(
       'how-to-read',
@@ -150,7 +209,7 @@ export function evalPage(s: EvalSummary, source: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Colony eval — ${esc(source)}</title><style>${CSS}</style></head>
-<body><header><h1>Colony eval: was the team worth it?</h1><div class="sub">${esc(`${source} — ${s.arms.length} arms, ${trials} graded trials`)}</div></header>
+<body><header><h1>Colony eval: was the team worth it?</h1><div class="sub">${esc(`${source} — ${s.arms.length} arms, ${trials} graded trials${s.budget ? `; matched budget ${budgetText(s.budget)} a trial` : ''}`)}</div></header>
 <main>
 ${body}
 <p class="note">Generated by colony eval report from trials.jsonl and arms.json.</p>

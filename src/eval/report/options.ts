@@ -11,6 +11,8 @@ export interface EvalOptions {
   smallN: number;
   /** pass@k / pass^k are reported for these k (those the trials allow). */
   ks: readonly number[];
+  /** Arm-vs-arm comparisons to make: [A, B] compares A with B (B in the baseline's place). */
+  compare: readonly (readonly [string, string])[];
 }
 
 export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
@@ -21,4 +23,5 @@ export const DEFAULT_EVAL_OPTIONS: EvalOptions = {
   power: 0.8,
   smallN: 30,
   ks: [1, 2, 3, 5, 10],
+  compare: [],
 };

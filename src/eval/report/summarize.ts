@@ -5,7 +5,13 @@
  */
 import { holmAdjust } from '../stats/holm.js';
 import { paretoFrontier } from '../stats/pareto.js';
-import { type Arm, crossCheck, type TrialRecord } from '../trial-record.js';
+import {
+  type Arm,
+  crossCheck,
+  effectiveBudget,
+  type MatchedBudget,
+  type TrialRecord,
+} from '../trial-record.js';
 import { summarizeArm } from './arm-summary.js';
 import { compareWithSolo, type RawComparison } from './comparison.js';
 import { pct } from './format.js';
@@ -16,6 +22,7 @@ import {
   EVAL_SUMMARY_VERSION,
   type EvalSummary,
   type MatrixRow,
+  type TagBreakdown,
 } from './summary-types.js';
 import { byArm, tallyArm } from './tally.js';
 import { verdictText } from './verdict.js';
@@ -92,11 +99,58 @@ function headline(
   return lines;
 }
 
+/** What an eval directory says beside the records: the matched budget and the tasks' tags. */
+export interface EvalData {
+  budget?: MatchedBudget | null;
+  /** Task id → its tags (DIR/tasks.json). */
+  tags?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** Holm's adjustment across one family of comparisons, and each one's verdict. */
+function adjusted(raw: readonly RawComparison[], o: EvalOptions): Comparison[] {
+  const pHolm = holmAdjust(raw.map((c) => c.p));
+  return raw.map(({ pairs: _pairs, ...c }, i) => {
+    const p = pHolm[i] ?? 1;
+    const withHolm = { ...c, pHolm: p, significant: c.pairedTasks > 0 && p < o.alpha };
+    return { ...withHolm, verdict: verdictText(withHolm, o.confidence, o.alpha) };
+  });
+}
+
+/** Per tag, each arm's pass rate and interval on the tasks carrying it (same method as the arm's). */
+function byTag(
+  grouped: ReadonlyMap<string, TrialRecord[]>,
+  arms: readonly Arm[],
+  tags: Readonly<Record<string, readonly string[]>>,
+  o: EvalOptions,
+): TagBreakdown[] {
+  const tasksOf = new Map<string, Set<string>>();
+  for (const [task, list] of Object.entries(tags))
+    for (const tag of list) {
+      const set = tasksOf.get(tag) ?? new Set<string>();
+      set.add(task);
+      tasksOf.set(tag, set);
+    }
+  const graded = new Set<string>();
+  for (const list of grouped.values()) for (const r of list) graded.add(r.task);
+  return [...tasksOf.keys()].sort().flatMap((tag, t) => {
+    const tasks = tasksOf.get(tag) ?? new Set<string>();
+    const count = [...tasks].filter((task) => graded.has(task)).length;
+    if (count === 0) return [];
+    const rows = arms.map((arm, i) => {
+      const mine = (grouped.get(arm.name) ?? []).filter((r) => tasks.has(r.task));
+      const a = summarizeArm(arm, mine, { ...o, ks: [] }, o.seed + 200_000 + 1000 * t + i);
+      return { arm: arm.name, tasks: a.tasks, passRate: a.passRate, interval: a.interval };
+    });
+    return [{ tag, tasks: count, arms: rows }];
+  });
+}
+
 export function summarizeEval(
   records: readonly TrialRecord[],
   arms: readonly Arm[],
   options: Partial<EvalOptions> = {},
   readWarnings: readonly string[] = [],
+  data: EvalData = {},
 ): EvalSummary {
   const o: EvalOptions = { ...DEFAULT_EVAL_OPTIONS, ...options };
   const warnings = [...readWarnings, ...crossCheck(records, arms)];
@@ -104,9 +158,19 @@ export function summarizeEval(
   const usable = oneRepoPerTask(records.filter((r) => known.has(r.arm)));
   const grouped = byArm(usable);
   // Each arm's resampling gets its own stream, derived from the one seed.
+  const budget = data.budget ?? null;
   const armSummaries = arms.map((arm, i) =>
-    summarizeArm(arm, grouped.get(arm.name) ?? [], o, o.seed + 1000 * i),
+    summarizeArm(arm, grouped.get(arm.name) ?? [], o, o.seed + 1000 * i, effectiveBudget(arm, budget)),
   );
+  if (budget) {
+    const lowered = armSummaries.filter(
+      (a) => a.budget.usd !== budget.usd || a.budget.tokens !== budget.tokens,
+    );
+    for (const a of lowered)
+      warnings.push(
+        `arm "${a.name}" ran under a lower budget than the matched one (${JSON.stringify(a.budget)} instead of ${JSON.stringify(budget)}): it is not compared at equal spend`,
+      );
+  }
   for (const a of armSummaries) {
     if (a.trials === 0) warnings.push(`arm "${a.name}" has no graded trial`);
     if (a.infraErrors > 0)
@@ -126,12 +190,22 @@ export function summarizeEval(
       raw.push(compareWithSolo(summary, armTasks, soloSummary, soloTasks, o, o.seed + 1000 * i + 500));
     });
   }
-  const adjusted = holmAdjust(raw.map((c) => c.p));
-  const comparisons: Comparison[] = raw.map(({ pairs: _pairs, ...c }, i) => {
-    const pHolm = adjusted[i] ?? 1;
-    const withHolm = { ...c, pHolm, significant: c.pairedTasks > 0 && pHolm < o.alpha };
-    return { ...withHolm, verdict: verdictText(withHolm, o.confidence, o.alpha) };
+  const comparisons = adjusted(raw, o);
+  const rawPairwise: RawComparison[] = [];
+  o.compare.forEach(([a, b], j) => {
+    const ia = arms.findIndex((x) => x.name === a);
+    const ib = arms.findIndex((x) => x.name === b);
+    const sa = armSummaries[ia];
+    const sb = armSummaries[ib];
+    if (!sa || !sb || a === b) {
+      warnings.push(`--compare ${a},${b}: ${a === b ? 'an arm is not compared with itself' : 'no such arm'}`);
+      return;
+    }
+    const ta = tallyArm(grouped.get(a) ?? []).tasks;
+    const tb = tallyArm(grouped.get(b) ?? []).tasks;
+    rawPairwise.push(compareWithSolo(sa, ta, sb, tb, o, o.seed + 100_000 + 1000 * j));
   });
+  const pairwise = adjusted(rawPairwise, o);
   const pareto = paretoFrontier(
     armSummaries.flatMap((a) =>
       a.meanCostUsd !== null && a.passRate !== null
@@ -155,9 +229,12 @@ export function summarizeEval(
     baseline: baseline?.name ?? null,
     arms: armSummaries,
     comparisons,
+    pairwise,
+    budget,
+    byTag: data.tags ? byTag(grouped, arms, data.tags, o) : [],
     pareto,
     matrix: matrix(raw, usable),
-    headline: headline(armSummaries, comparisons, pareto),
+    headline: [...headline(armSummaries, comparisons, pareto), ...pairwise.map((c) => c.verdict)],
     warnings,
   };
 }

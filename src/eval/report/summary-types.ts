@@ -5,6 +5,7 @@
  */
 import type { PassAtKRow } from '../stats/pass-at-k.js';
 import type { SolvedPoint } from '../stats/solved-curve.js';
+import type { EffectiveBudget, MatchedBudget } from '../trial-record.js';
 
 export const EVAL_SUMMARY_VERSION = 1;
 
@@ -12,6 +13,12 @@ export interface RateInterval {
   lo: number;
   hi: number;
 }
+
+/** pass@k and pass^k with clustered bootstrap intervals (over the tasks with ≥ k trials). */
+export type PassAtKWithCi = PassAtKRow & {
+  passAtKCi: RateInterval | null;
+  passHatKCi: RateInterval | null;
+};
 
 /**
  * How an interval was made: 'cluster-bootstrap' alone, or for few tasks (and at 0% or 100%) the wider
@@ -42,14 +49,21 @@ export interface ArmSummary {
   wilson: RateInterval | null;
   /** Percentile bootstrap, repositories then tasks resampled. */
   bootstrap: RateInterval | null;
-  passAtK: PassAtKRow[];
+  passAtK: PassAtKWithCi[];
+  /** Mean score of a graded trial. */
   meanScore: number | null;
+  /** Clustered bootstrap interval of the mean over tasks of each task's mean score. */
+  scoreCi: RateInterval | null;
   /** Spent on every trial, infra errors included (the money is gone either way). */
   totalCostUsd: number;
   /** Mean cost of a graded trial. */
   meanCostUsd: number | null;
   /** Total spend / passes; null when nothing passed. */
   costPerSuccessUsd: number | null;
+  /** Clustered bootstrap interval of Σ cost / Σ passes; hi null: unbounded (resamples without a pass). */
+  costPerSuccessCi: { lo: number; hi: number | null } | null;
+  /** The limits the arm ran under (arms.json's matched budget, lowered by the arm's own); {} unlimited. */
+  budget: EffectiveBudget;
   medianWallMs: number | null;
   medianFirstGreenMs: number | null;
   tokens: { input: number; cachedInput: number; output: number };
@@ -100,6 +114,19 @@ export interface MatrixRow {
   cells: { result: MatrixResult; arm: number | null; solo: number | null }[];
 }
 
+/** One tag of the suite (task.json `tags`): each arm's pass rate on the tasks that carry it. */
+export interface TagBreakdown {
+  tag: string;
+  /** Tasks with this tag that any arm graded. */
+  tasks: number;
+  arms: {
+    arm: string;
+    tasks: number;
+    passRate: number | null;
+    interval: (RateInterval & { method: IntervalMethod }) | null;
+  }[];
+}
+
 export interface EvalSummary {
   v: typeof EVAL_SUMMARY_VERSION;
   confidence: number;
@@ -112,6 +139,15 @@ export interface EvalSummary {
   baseline: string | null;
   arms: ArmSummary[];
   comparisons: Comparison[];
+  /**
+   * Arm-vs-arm comparisons asked for (`--compare A,B`: A against B, paired by task as against solo),
+   * Holm-adjusted across these comparisons only (a family of their own).
+   */
+  pairwise: Comparison[];
+  /** arms.json's matched budget (every arm ran under it), or null. */
+  budget: MatchedBudget | null;
+  /** Per tag (from DIR/tasks.json, written by eval run); empty when it is absent. */
+  byTag: TagBreakdown[];
   /** Arms on the (mean cost per trial, pass rate) Pareto frontier, cheapest first. */
   pareto: string[];
   /** Per task (columns, sorted by repository) and non-solo arm (rows): win / loss / tie against solo. */

@@ -19,13 +19,28 @@ export function evalReport(
 ): { ok: true; value: EvalReport } | { ok: false; error: string } {
   const read = readEvalDir(dir);
   if (!read.ok) return read;
-  const { arms, records, issues } = read.value;
+  const { arms, records, issues, budget, tags } = read.value;
+  const names = new Set(arms.map((a) => a.name));
+  for (const [a, b] of options.compare ?? []) {
+    const unknown = [a, b].filter((n) => !names.has(n));
+    if (unknown.length > 0)
+      return {
+        ok: false,
+        error: `--compare ${a},${b}: no arm ${unknown.map((n) => `"${n}"`).join(' or ')} in arms.json (arms: ${[...names].join(', ')})`,
+      };
+    if (a === b) return { ok: false, error: `--compare ${a},${b}: compare two different arms` };
+  }
   const lines = issueLines(issues);
   const warnings = issues.length
     ? [`${issues.length} line(s) of trials.jsonl were not valid trial records and are left out`, ...lines]
     : [];
+  warnings.push(...read.value.warnings);
   if (records.length === 0) warnings.push('trials.jsonl holds no valid trial record');
-  return { ok: true, value: { summary: summarizeEval(records, arms, options, warnings), issues: lines } };
+  const summary = summarizeEval(records, arms, options, warnings, {
+    budget,
+    ...(tags ? { tags } : {}),
+  });
+  return { ok: true, value: { summary, issues: lines } };
 }
 
 export function writeEvalPage(

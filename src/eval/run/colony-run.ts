@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { packageRoot } from '../../core/package-root.js';
 import type { RunSummary } from '../../view/summary.js';
+import { firstGreenMsOf, type GreenRules, NO_GREEN, noteGreen } from './first-green.js';
 
 export interface ColonyRunResult {
   /** The run summary (the last line), or null when the run never printed one. */
   summary: RunSummary | null;
   merges: number;
   conflicts: number;
+  /** Run start to the first green verify (first-green.ts); null when never, or no rules given. */
+  firstGreenMs: number | null;
   exitCode: number | null;
   /** The end of stderr, for an infra error's reason. */
   stderrTail: string;
@@ -25,13 +28,21 @@ export function colonyBin(): string {
   return join(packageRoot(), 'bin', 'colony.js');
 }
 
+export interface ColonyRunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  /** `run` (default) or `workflow` (a workflow program: its file is the first of ARGS). */
+  command?: 'run' | 'workflow';
+  /** What counts as a green verify (first-green.ts). */
+  green?: GreenRules;
+}
+
 /** Runs `colony run ARGS --json` in `cwd`; never rejects (a spawn failure is an exit code null). */
-export function runColony(
-  args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
-): Promise<ColonyRunResult> {
+export function runColony(args: readonly string[], options: ColonyRunOptions): Promise<ColonyRunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [colonyBin(), 'run', ...args, '--json'], {
+    const command = options.command ?? 'run';
+    const child = spawn(process.execPath, [colonyBin(), command, ...args, '--json'], {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,9 +53,11 @@ export function runColony(
       summary: null,
       merges: 0,
       conflicts: 0,
+      firstGreenMs: null,
       exitCode: null,
       stderrTail: '',
     };
+    let green = NO_GREEN;
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (!line.startsWith('{')) return;
       let json: Record<string, unknown>;
@@ -53,6 +66,8 @@ export function runColony(
       } catch {
         return;
       }
+      if (options.green && typeof json.kind === 'string' && typeof json.ts === 'string')
+        green = noteGreen(green, { kind: json.kind, ts: json.ts, data: json.data }, options.green);
       if (json.kind === 'merge.landed') result.merges++;
       else if (json.kind === 'merge.rejected' && (json.data as { reason?: unknown })?.reason === 'conflict')
         result.conflicts++;
@@ -67,6 +82,7 @@ export function runColony(
     });
     child.on('close', (code) => {
       result.exitCode = code;
+      result.firstGreenMs = firstGreenMsOf(green);
       resolve(result);
     });
   });

@@ -7,13 +7,13 @@
  */
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { err, ok, type Result } from '../../lang/result.js';
 import type { SandboxMode } from '../../sandbox/index.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { mapLimited } from '../../workflow/limiter.js';
 import { loadSuite } from '../suite/load.js';
-import type { Task } from '../suite/task.js';
+import { repoKeyOf, type Task } from '../suite/task.js';
 import { ARMS_FILE_VERSION, type Outcome, parseArmsFile } from '../trial-record.js';
 import { recordedTrials, trialKey } from './recorded.js';
 import { isSimulated, type RunArm, runArmsOf } from './run-arm.js';
@@ -23,6 +23,9 @@ export const TRIALS_FILE = 'trials.jsonl';
 export const ARMS_FILE = 'arms.json';
 /** Why each trial ended as it did (an infra error's reason, the run's end): the record has no field for it. */
 export const NOTES_FILE = 'notes.jsonl';
+/** The suite's tasks with their repository and tags, for the report's per-tag breakdown. */
+export const TASKS_FILE = 'tasks.json';
+export const TASKS_FILE_VERSION = 1;
 
 export interface EvalRunOptions {
   suite: string;
@@ -60,6 +63,22 @@ function jobsOf(tasks: readonly Task[], arms: readonly RunArm[], trials: number)
   return jobs;
 }
 
+/** OUT/tasks.json: every task's repository and tags (the record has no field for tags). */
+async function writeTasksFile(out: string, tasks: readonly Task[]): Promise<void> {
+  const byId: Record<string, { repo: string; tags: string[] }> = {};
+  for (const t of tasks) byId[t.spec.id] = { repo: repoKeyOf(t.spec), tags: [...t.spec.tags] };
+  // Merged with what an earlier run wrote: a resumed eval may run a smaller suite.
+  let earlier: Record<string, { repo: string; tags: string[] }> = {};
+  try {
+    const json = JSON.parse(await readFile(join(out, TASKS_FILE), 'utf8')) as { tasks?: typeof earlier };
+    earlier = json.tasks ?? {};
+  } catch {
+    // None yet (or unreadable: rewritten).
+  }
+  const text = JSON.stringify({ v: TASKS_FILE_VERSION, tasks: { ...earlier, ...byId } }, null, 2);
+  await writeFile(join(out, TASKS_FILE), `${text}\n`);
+}
+
 export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunResult>> {
   const log = options.log ?? (() => {});
   const suite = loadSuite(options.suite);
@@ -72,15 +91,27 @@ export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunRe
   }
   const parsedArms = parseArmsFile(armsText);
   if (!parsedArms.ok) return err(`${options.arms}: ${parsedArms.error}`);
-  const arms = runArmsOf(parsedArms.arms);
+  const arms = runArmsOf(parsedArms.arms, {
+    budget: parsedArms.budget,
+    armsDir: dirname(resolve(options.arms)),
+  });
   if (!arms.ok) return err(`${options.arms}:\n  ${arms.errors.join('\n  ')}`);
 
   const out = resolve(options.out);
   await mkdir(out, { recursive: true });
   await writeFile(
     join(out, ARMS_FILE),
-    `${JSON.stringify({ v: ARMS_FILE_VERSION, arms: parsedArms.arms }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        v: ARMS_FILE_VERSION,
+        ...(parsedArms.budget ? { budget: parsedArms.budget } : {}),
+        arms: parsedArms.arms,
+      },
+      null,
+      2,
+    )}\n`,
   );
+  await writeTasksFile(out, suite.value.tasks);
   const trialsFile = join(out, TRIALS_FILE);
   const recorded = recordedTrials(trialsFile);
   for (const issue of recorded.issues) log(`! ${issue}`);
@@ -125,6 +156,8 @@ export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunRe
         trial: record.trial,
         outcome: record.outcome,
         runId: record.runId,
+        // The limits this trial ran under (the matched budget, or the arm's lower one).
+        budget: job.arm.budget,
         note,
       };
       writing = writing.then(async () => {

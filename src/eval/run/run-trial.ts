@@ -6,7 +6,7 @@
  * broken task must not end the eval.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SandboxMode } from '../../sandbox/index.js';
@@ -17,7 +17,7 @@ import { repoKeyOf, type Task } from '../suite/task.js';
 import { TRIAL_RECORD_VERSION, type TrialRecord } from '../trial-record.js';
 import { runColony } from './colony-run.js';
 import type { RunArm } from './run-arm.js';
-import { trialModel } from './trial-model.js';
+import { trialModel, trialModelId } from './trial-model.js';
 
 const git = promisify(execFile);
 const DEFAULT_DEADLINE_S = 1800;
@@ -78,29 +78,60 @@ export async function runTrial(job: TrialJob, ctx: TrialContext): Promise<TrialR
   }
 }
 
+/** The profiles a subagent can be given (built-in names): each gets the arm's subagent model. */
+const SUBAGENT_PROFILES = ['coder', 'explore', 'reviewer', 'plan', 'integrator'] as const;
+
 /**
- * The `colony run` flags of a trial: the arm's team and limits, the task's goal, setup and verify.
- * Always `--flag=value`: a goal or command that starts with `-` must not read as a flag.
+ * The config file a trial's run reads, when the arm gives a role a model of its own: every built-in
+ * profile redefined with the subagent model (a config profile wins over the built-in one, so whatever
+ * profile the lead picks runs it). Null when the run needs none.
  */
-export function runArgs(job: TrialJob, repo: string, sandbox: SandboxMode): string[] {
+export function trialConfig(job: TrialJob): Record<string, unknown> | null {
+  const subagent = job.arm.models?.subagent;
+  if (subagent === undefined) return null;
+  const model = trialModelId(subagent, job.arm.name, job.task.dir, job.task.spec.id, job.trial);
+  return { profiles: Object.fromEntries(SUBAGENT_PROFILES.map((p) => [p, { base: p, model }])) };
+}
+
+/**
+ * The `colony run` (or, for a workflow arm, `colony workflow PROGRAM`) arguments of a trial: the
+ * arm's team and limits, the task's goal, setup and verify. Always `--flag=value`: a goal or command
+ * that starts with `-` must not read as a flag. `config`: the trial's config file (trialConfig).
+ */
+export function runArgs(job: TrialJob, repo: string, sandbox: SandboxMode, config?: string): string[] {
   const { arm, task } = job;
+  const workflow = arm.topology === 'workflow';
+  const lead = arm.models?.lead;
+  const model =
+    lead === undefined
+      ? trialModel(arm, task.dir, task.spec.id, job.trial)
+      : trialModelId(lead, arm.name, task.dir, task.spec.id, job.trial);
   const flags: Array<[string, string | number | undefined]> = [
     ['repo', repo],
     ['goal', task.spec.goal],
-    ['model', trialModel(arm, task.dir, task.spec.id, job.trial)],
-    ['topology', arm.topology],
+    ['model', model],
+    ['topology', workflow ? undefined : arm.topology],
     ['verify', task.spec.verify.command],
     ['sandbox', sandbox],
     ['setup', task.spec.setup.length > 0 ? task.spec.setup.join(' && ') : undefined],
     ['agents', arm.topology === 'peers' ? arm.size : undefined],
-    ['concurrency', arm.topology === 'peers' ? (arm.concurrency ?? arm.size) : undefined],
+    ['concurrency', arm.topology === 'peers' ? (arm.concurrency ?? arm.size) : arm.concurrency],
     ['max-steps', arm.maxSteps],
-    ['budget-usd', arm.budgetUsd],
-    ['budget-tokens', arm.budgetTokens],
+    ['budget-usd', arm.budget.usd],
+    ['budget-tokens', arm.budget.tokens],
     ['accept', arm.accept],
-    ['deadline', `${arm.deadlineS ?? DEFAULT_DEADLINE_S}s`],
+    // colony workflow has no --deadline: runTrial stops it at the deadline instead.
+    ['deadline', workflow ? undefined : `${deadlineS(arm)}s`],
+    ['config', config],
+    // A workflow program reads the task from its arguments (w.args.goal, w.args.verify).
+    ['arg', workflow ? `goal=${task.spec.goal}` : undefined],
   ];
-  return flags.flatMap(([name, value]) => (value === undefined ? [] : [`--${name}=${value}`]));
+  const args = flags.flatMap(([name, value]) => (value === undefined ? [] : [`--${name}=${value}`]));
+  return workflow && arm.program ? [arm.program, ...args] : args;
+}
+
+function deadlineS(arm: RunArm): number {
+  return arm.deadlineS ?? DEFAULT_DEADLINE_S;
 }
 
 async function trialIn(dir: string, job: TrialJob, ctx: TrialContext): Promise<TrialResult> {
@@ -113,12 +144,24 @@ async function trialIn(dir: string, job: TrialJob, ctx: TrialContext): Promise<T
   const start = await materializeRepo(task, repo);
   if (!start.ok) return infra(`checkout: ${start.error}`);
 
+  const config = trialConfig(job);
+  const configFile = config ? join(dir, 'colony-eval.json') : undefined;
+  if (configFile) await writeFile(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  const workflow = job.arm.topology === 'workflow';
+  // colony workflow has no deadline of its own: stopped at the arm's deadline like a Ctrl-C.
+  const deadline = workflow ? AbortSignal.timeout(deadlineS(job.arm) * 1000) : null;
+  const signals = [ctx.signal, deadline].filter((s): s is AbortSignal => s !== undefined && s !== null);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+
   const started = performance.now();
   // cwd: the scratch folder, so no ./colony.json of the user's is picked up.
-  const ran = await runColony(runArgs(job, repo, ctx.sandbox), {
+  const ran = await runColony(runArgs(job, repo, ctx.sandbox, configFile), {
     cwd: dir,
     env: ctx.env,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    command: workflow ? 'workflow' : 'run',
+    // No --merge-verify is given, so every merge of a team is checked with the verify command.
+    green: { verify: task.spec.verify.command, mergesVerified: job.arm.topology !== 'solo' },
+    ...(signal ? { signal } : {}),
   });
   const wallMs = Math.round(performance.now() - started);
   const summary = ran.summary;
@@ -139,6 +182,7 @@ async function trialIn(dir: string, job: TrialJob, ctx: TrialContext): Promise<T
     parallelism: summary.parallelism,
     merges: ran.merges,
     conflicts: ran.conflicts,
+    firstGreenMs: ran.firstGreenMs,
   };
 
   // No result branch: the team produced nothing, so its start state is what gets graded.
@@ -152,7 +196,9 @@ async function trialIn(dir: string, job: TrialJob, ctx: TrialContext): Promise<T
   const grade = await gradeTree(task, repo, { sandbox: ctx.gradeSandbox, env: ctx.env, scratchRoot: dir });
   if (grade.outcome === 'infra_error') return infra(`grading: ${grade.error ?? 'unknown'}`, team);
   // A run that hit its deadline is a time-out, unless what it left passes anyway.
-  const timedOut = summary.status === 'deadline_exceeded' && grade.outcome !== 'pass';
+  const pastDeadline =
+    summary.status === 'deadline_exceeded' || (deadline?.aborted === true && !ctx.signal?.aborted);
+  const timedOut = pastDeadline && grade.outcome !== 'pass';
   return {
     record: {
       ...blank(job),

@@ -6,6 +6,11 @@ export {
   type ClusteredValue,
   clusterBootstrapMean,
 } from './cluster-bootstrap.js';
+export {
+  type ClusteredUnit,
+  clusterBootstrapStat,
+  type StatInterval,
+} from './cluster-bootstrap-stat.js';
 export { costPerSuccess } from './cost.js';
 export { mean, median, quantile, quantileSorted, sampleSd, sum } from './descriptive.js';
 export { holmAdjust } from './holm.js';

@@ -70,6 +70,27 @@ describe('eval charts', () => {
     expect(matrix.match(/data-result="win"/g) ?? []).toHaveLength(wins);
   });
 
+  it('shows arm-vs-arm comparisons, the tags, the matched budget and the new intervals when there are', () => {
+    const tags = Object.fromEntries(summary.matrix.tasks.map((t, i) => [t.task, [i % 2 ? 'odd' : 'even']]));
+    const more = summarizeEval(
+      simulateTrials(truth, { trials: 2, seed: 4 }),
+      simArms(truth),
+      { compare: [['peers-16', 'peers-4']], resamples: 200 },
+      [],
+      { budget: { usd: 3 }, tags },
+    );
+    const page = evalPage(more, 'dir');
+    expect(page).toContain('<h3>peers-16 vs peers-4</h3>');
+    expect(page).toContain('Holm-adjusted across these 1 comparison(s) only');
+    expect(page).toMatch(/<section id="tags">[\s\S]*<td>even<\/td>/);
+    expect(page).toContain('matched budget $3.00 a trial');
+    expect(page).toMatch(/k=1: [\d.]+% \([\d.]+%–[\d.]+%\)/);
+    // Without them, no empty sections.
+    const plain = evalPage(summary, 'dir');
+    expect(plain).not.toContain('id="pairwise"');
+    expect(plain).not.toContain('id="tags"');
+  });
+
   it('says so when there is nothing to draw', () => {
     const empty = summarizeEval([], [{ name: 'solo', topology: 'solo', size: 1, solo: true }]);
     expect(renderPassRateChart(empty)).toContain('no graded trials');
