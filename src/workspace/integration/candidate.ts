@@ -33,6 +33,8 @@ export interface FastLane {
   chain: MainChain;
   /** The ref fast-import leaves on the last chain it wrote. */
   scratchRef: string;
+  /** Commits of requests landed by this queue (agents' commits): what later requests may be stacked on. */
+  landed: Set<string>;
   stats: IntegrationStats;
 }
 
@@ -54,7 +56,7 @@ export async function buildCandidate(
   let top = main;
   let rest = batch;
   if (lane) {
-    const plan = await planFastChain(hub, lane.reader, lane.chain, main, batch);
+    const plan = await planFastChain(hub, lane.reader, lane.chain, main, batch, lane.landed);
     const written = plan.fast.length > 0 ? await writeFastChain(hub, main, plan.fast, lane.scratchRef) : null;
     // A failed fast-import leaves nothing that matters (an unreferenced pack at worst): merge-tree all.
     if (written?.ok) {

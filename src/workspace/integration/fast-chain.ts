@@ -33,44 +33,83 @@ export interface FastPlan {
   rest: Pending[];
 }
 
-/** Splits `batch` (to be applied on `main`) into the fast lane and the rest. */
+/**
+ * A request stacked on an earlier request of its agent that has landed (submit and move on: the
+ * agent's next change is committed on top of its previous one before that one lands). Its change is
+ * read from that commit, not from the merge base: otherwise it overlaps its own landed predecessor
+ * and every such request went through merge-tree one by one.
+ */
+interface Stacked {
+  /** The landed request commit it sits on. */
+  on: string;
+}
+
+/** Request commits walked down from a request looking for a landed one it is stacked on. */
+const MAX_STACK_WALK = 32;
+
+/**
+ * Splits `batch` (to be applied on `main`) into the fast lane and the rest. `landed`: commits of
+ * requests that landed earlier (their agents' commits, not the chain's), for stacked requests.
+ */
 export async function planFastChain(
   hub: string,
   reader: ObjectReader,
   chain: MainChain,
   main: string,
   batch: Pending[],
+  landed: ReadonlySet<string> = new Set(),
 ): Promise<FastPlan> {
   const none: FastPlan = { fast: [], rest: batch };
   if (batch.length < FAST_CHAIN_MIN || !(await chain.moveTo(main))) return none;
   const bases = new Map<Pending, string>();
+  const stacked = new Map<Pending, Stacked>();
   for (const request of batch) {
     const base = await mergeBaseOnChain(reader, chain, request.commit);
-    if (base !== null) bases.set(request, base);
+    if (base === null) continue;
+    bases.set(request, base);
+    const on = await landedAncestor(reader, chain, request.commit, landed);
+    // Only on the same merge base: then merge-tree's three-way merge is the one reasoned about below.
+    if (on !== null && (await mergeBaseOnChain(reader, chain, on)) === base) stacked.set(request, { on });
   }
   if (bases.size < FAST_CHAIN_MIN) return none;
   const distinctBases = [...new Set(bases.values())];
-  const pairs = [
-    ...[...bases].map(([request, base]) => [request.commit, base] as const),
-    ...distinctBases.map((base) => [main, base] as const),
-  ];
+  // Per request its change ([commit, base], or [commit, on] when stacked); per stacked request also
+  // what it sits on ([on, base]) and main against that ([main, on]); per distinct base main's change.
+  const pairs: (readonly [string, string])[] = [];
+  const slots = new Map<Pending, { change: number; own?: number; mainSince?: number }>();
+  for (const [request, base] of bases) {
+    const stack = stacked.get(request);
+    if (!stack) {
+      slots.set(request, { change: pairs.push([request.commit, base]) - 1 });
+      continue;
+    }
+    const change = pairs.push([request.commit, stack.on]) - 1;
+    const own = pairs.push([stack.on, base]) - 1;
+    const mainSince = pairs.push([main, stack.on]) - 1;
+    slots.set(request, { change, own, mainSince });
+  }
+  const baseSlot = new Map(distinctBases.map((base) => [base, pairs.push([main, base]) - 1]));
   const diffs = await diffPairs(hub, pairs);
   if (diffs === null) return none;
-  const mainSince = new Map(distinctBases.map((base, i) => [base, touched(diffs[bases.size + i] ?? [])]));
+  const diff = (slot: number | undefined) => (slot === undefined ? undefined : diffs[slot]);
   const fast: FastPlan['fast'] = [];
   const rest: Pending[] = [];
   const earlier = touched([]);
-  let i = 0;
   for (const request of batch) {
     const base = bases.get(request);
-    const changes = base === undefined ? undefined : diffs[i++];
-    const ours = base === undefined ? undefined : mainSince.get(base);
-    if (!changes || !ours || !eligible(changes)) {
+    const slot = slots.get(request);
+    const changes = diff(slot?.change);
+    const since =
+      slot?.mainSince !== undefined
+        ? diff(slot.mainSince)
+        : diff(base === undefined ? undefined : baseSlot.get(base));
+    if (!changes || !since || !eligible(changes)) {
       rest.push(request);
       continue;
     }
     const theirs = touched(changes);
-    if (overlaps(theirs, ours) || overlaps(theirs, earlier)) {
+    const ours = touched(since);
+    if (overlaps(theirs, ours) || overlaps(theirs, earlier) || !stackHolds(diff(slot?.own), theirs, ours)) {
       rest.push(request);
       continue;
     }
@@ -78,6 +117,44 @@ export async function planFastChain(
     add(earlier, theirs);
   }
   return fast.length >= FAST_CHAIN_MIN ? { fast, rest } : none;
+}
+
+/**
+ * For a stacked request (merge base X, landed predecessor R, its own change P_b = R→commit): git's
+ * three-way merge with base X gives "main with P_b set as the request has it" — what the fast chain
+ * writes — when R's own change P_R = X→R is on main exactly as R has it (no path of P_R differs
+ * between R and main) and P_b keeps off P_R (with `theirs`/`ours` disjoint, checked by the caller,
+ * main left P_b as X had it). Then X→request = P_R ∪ P_b, X→main = P_R ∪ others: P_R the same on
+ * both sides, P_b on one, the others on the other. Not stacked (`own` undefined): nothing to check.
+ */
+function stackHolds(own: PathChange[] | undefined, theirs: Touched, ours: Touched): boolean {
+  if (own === undefined) return true;
+  if (own.length === 0) return false;
+  const mine = touched(own);
+  for (const p of mine.paths) if (ours.paths.has(p)) return false;
+  return !overlaps(theirs, mine);
+}
+
+/**
+ * The nearest commit below `commit` (first parents, not on main's chain) that is a landed request
+ * commit, or null.
+ */
+async function landedAncestor(
+  reader: ObjectReader,
+  chain: MainChain,
+  commit: string,
+  landed: ReadonlySet<string>,
+): Promise<string | null> {
+  if (landed.size === 0) return null;
+  let current = commit;
+  for (let i = 0; i < MAX_STACK_WALK; i++) {
+    const object = await reader.commit(current);
+    const parent = object?.parents[0];
+    if (parent === undefined || chain.indexOf(parent) !== undefined) return null;
+    if (landed.has(parent)) return parent;
+    current = parent;
+  }
+  return null;
 }
 
 /** A change the fast lane can carry: not empty, plain paths (no quoting needed in a fast-import stream). */

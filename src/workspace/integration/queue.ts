@@ -93,6 +93,7 @@ export class IntegrationQueue {
       reader,
       chain: new MainChain(reader, options.baseCommit),
       scratchRef: `refs/colony/candidate/${options.runId}`,
+      landed: new Set(),
       stats: this.stats,
     };
     this.landing = new Landing(this.hub, options, this.stats, (mr, result) => this.resolve(mr, result));
@@ -395,7 +396,10 @@ export class IntegrationQueue {
       return;
     }
     const landed = await this.landing.land(applied, mainBefore, verifySummary);
-    if (landed.ok) return;
+    if (landed.ok) {
+      for (const { request } of applied) this.lane.landed.add(request.commit);
+      return;
+    }
     // main moved under us (something outside the queue): rebuild on the new main.
     await this.landing.warn(`landing on ${HUB_MAIN} failed (${landed.error}); retrying the batch`);
     const retry = applied.map((a) => a.request);

@@ -183,6 +183,81 @@ describe('the fast lane', () => {
     expect(left).toBeGreaterThan(20);
   });
 
+  it('takes requests stacked on a landed request of their agent, with the tree merge-tree writes, over 15 random histories', async () => {
+    let stackedTaken = 0;
+    let left = 0;
+    for (let seed = 1; seed <= 15; seed++) {
+      const r = repo();
+      const rnd = random(1000 + seed);
+      const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)] as T;
+      const initial = Array.from({ length: 40 }, (_, i) => ({
+        path: `${pick(['', 'd1/', 'd2/', 'd2/sub/'])}f${i}.txt`,
+        text: `file ${i}\n`,
+      }));
+      const base = r.commit([], initial);
+      const edit = (at: string, avoid: Set<string> = new Set()) => {
+        const file = pick(r.files(at).filter((f) => !avoid.has(f)));
+        const kind = rnd();
+        if (kind < 0.6) return [{ path: file, text: `edit ${rnd()}\n` }];
+        if (kind < 0.8)
+          return [
+            { path: `d${1 + Math.floor(rnd() * 3)}/new${Math.floor(rnd() * 40)}.txt`, text: `n ${rnd()}\n` },
+          ];
+        return [{ path: file, deleted: true }];
+      };
+      // Agents' first requests, from the base; each lands on main (as merge-tree would land it), and
+      // main moves on between landings, sometimes over a path a first request changed.
+      let main = base;
+      const firsts: string[] = [];
+      for (let a = 0; a < 6; a++) {
+        const first = r.commit([base], edit(base));
+        const tree = r.mergeTree(main, first);
+        if (!tree) continue;
+        main = r.commit([main], [], tree);
+        firsts.push(first);
+        if (rnd() < 0.4) main = r.commit([main], edit(main));
+      }
+      // Second requests on top of the first (one or two commits), sometimes over the first's paths.
+      const batch: Pending[] = [];
+      firsts.forEach((first, i) => {
+        let tip = first;
+        for (let k = 0, n = 1 + Math.floor(rnd() * 2); k < n; k++) tip = r.commit([tip], edit(tip));
+        batch.push(pending(i + 1, tip));
+      });
+      for (let mr = batch.length + 1; batch.length < 8; mr++)
+        batch.push(pending(mr, r.commit([base], edit(base))));
+      const reader = new ObjectReader(r.hub);
+      readers.push(reader);
+      const plan = await planFastChain(
+        r.hub,
+        reader,
+        new MainChain(reader, base),
+        main,
+        batch,
+        new Set(firsts),
+      );
+      left += plan.rest.length;
+      if (plan.fast.length === 0) continue;
+      const written = await writeFastChain(r.hub, main, plan.fast, 'refs/colony/candidate/test');
+      if (!written.ok) throw new Error(written.error);
+      let top = main;
+      plan.fast.forEach(({ request }, i) => {
+        if (request.mr <= firsts.length) stackedTaken++;
+        const commit = written.commits[i] as string;
+        expect({ seed, mr: request.mr, tree: r.treeOf(commit) }).toEqual({
+          seed,
+          mr: request.mr,
+          tree: r.mergeTree(top, request.commit),
+        });
+        top = commit;
+      });
+    }
+    // Stacked requests are taken (without `landed` they all overlap their own first request), and
+    // the unsafe ones (over the first's paths, or main moved them) are left to merge-tree.
+    expect(stackedTaken).toBeGreaterThan(15);
+    expect(left).toBeGreaterThan(10);
+  });
+
   it('finds the merge base on main for a branch that merged a later main, and none off main', async () => {
     const r = repo();
     const base = r.commit([], [{ path: 'a.txt', text: 'a\n' }]);
