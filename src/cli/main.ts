@@ -16,6 +16,7 @@ usage: colony <command> [options]
   compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
                      colony show --help explains CriticalSteps, parallelism, coordination share
   plan RUN           how big a team the run's work could use: Brent bounds, schedule, Monte-Carlo
+                     (--tasks FILE before a run, --html FILE chart, --check RUN: plan -h)
   eval report DIR    was the team worth it? arms vs solo with intervals (eval run etc.: eval -h)
   logs RUN           a run's events (--follow)
   verify RUN         re-check a run's hash chain

@@ -1,13 +1,42 @@
-import { DEFAULT_PLAN_OPTIONS, formatPlan, planRun, taskGraphOf } from '../../eval/plan/index.js';
-import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
-import { requireRun, withStore } from '../store-access.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  checkEvalDir,
+  checkPlan,
+  DEFAULT_PLAN_OPTIONS,
+  formatCheck,
+  formatEvalCheck,
+  formatPlan,
+  type LoadedGraph,
+  loadRunGraph,
+  type PlanOptions,
+  type PlanReport,
+  parseTaskFile,
+  planPage,
+  planRun,
+} from '../../eval/plan/index.js';
+import { numberFlag, parseFlags, UsageError } from '../args.js';
+import { CliFailure, withStore } from '../store-access.js';
 
-export const PLAN_HELP = `colony plan RUN [--json] [--sizes 1,2,4,8,16] [--seed N] [--samples N]
+export const PLAN_HELP = `colony plan RUN [--json] [--html FILE] [--sizes 1,2,4,8,16] [--seed N] [--samples N]
+colony plan --tasks FILE.json [--json] [--html FILE] [--sizes …] [--seed N] [--samples N]
+colony plan --check RUN [--from OTHER_RUN] [--json] [--seed N] [--samples N]
+colony plan --check-eval DIR [--json] [--seed N] [--samples N]
 
-How big a team the recorded run's work could use (docs/eval.md, "colony plan"): its task graph
-(orchestrated: lead turns and assigned tasks; other runs: one task per agent), work and span, per team
-size the Brent bounds, a critical-path-first list schedule (tasks whose landed files overlap never run
-together), Monte-Carlo p10/p50/p90 makespan and cost, and the recommended size. Read-only.`;
+How big a team the work could use (docs/eval.md, "colony plan"): the task graph of a recorded run
+(orchestrated: lead turns and assigned tasks; workflow: its steps, stages and w.dag; a peers task
+board: its claimed tasks; otherwise one task per agent) or of a task file written before any run
+(--tasks: {"v":1,"tasks":[{"id","estimateMs","after":[],"files":[]}]}); work and span, per team size
+the Brent bounds, a critical-path-first list schedule (tasks whose files overlap never run together),
+Monte-Carlo p10/p50/p90 makespan and cost, and the recommended size. --html writes the charts as one
+self-contained page. Read-only.
+
+--check RUN: predicted against measured makespan and cost of a finished run, at its own team size,
+from its own task graph or --from another run's (e.g. a solo run of the same goal forecasting a
+team); Monte-Carlo samples default to 1000 here. --check-eval DIR: --check over every run of an eval
+directory (each run from itself, and each team run from the baseline arm's run of its task), with the
+error statistics.`;
+
+const CHECK_SAMPLES = 1000;
 
 function sizesFlag(value: string | undefined): number[] {
   if (value === undefined) return [...DEFAULT_PLAN_OPTIONS.sizes];
@@ -15,14 +44,32 @@ function sizesFlag(value: string | undefined): number[] {
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
 
+/** A graph that could not be loaded: no such run is a usage error (2), the others failures (1). */
+function loaded(result: LoadedGraph): Extract<LoadedGraph, { ok: true }>['graph'] {
+  if (result.ok) return result.graph;
+  if (result.reason === 'missing') throw new UsageError(result.error);
+  throw new CliFailure(result.error);
+}
+
+function print(report: PlanReport, json: boolean, html: string | undefined): void {
+  if (html !== undefined) writeFileSync(html, planPage(report));
+  process.stdout.write(`${json ? JSON.stringify(report) : formatPlan(report)}\n`);
+  if (html !== undefined && !json) process.stdout.write(`chart: ${html}\n`);
+}
+
 export async function planCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
     {
       json: { type: 'boolean' },
+      html: { type: 'string' },
       sizes: { type: 'string' },
       seed: { type: 'string' },
       samples: { type: 'string' },
+      tasks: { type: 'string' },
+      check: { type: 'string' },
+      from: { type: 'string' },
+      'check-eval': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'plan',
@@ -31,19 +78,60 @@ export async function planCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${PLAN_HELP}\n`);
     return 0;
   }
-  const runId = onePositional(positionals, 'run', 'plan');
   const sizes = sizesFlag(values.sizes);
   if (sizes.length === 0) throw new UsageError('plan: --sizes needs at least one team size');
-  const options = {
+  const options: PlanOptions = {
     ...DEFAULT_PLAN_OPTIONS,
     sizes,
     seed: numberFlag(values.seed, 'seed', 'int') ?? DEFAULT_PLAN_OPTIONS.seed,
     samples: numberFlag(values.samples, 'samples', 'int') ?? DEFAULT_PLAN_OPTIONS.samples,
   };
+  // A check scores one team size, so it can afford more samples (less Monte-Carlo noise in the p50).
+  const checkOptions = { ...options, samples: numberFlag(values.samples, 'samples', 'int') ?? CHECK_SAMPLES };
+  const modes = [positionals.length > 0, values.tasks, values.check, values['check-eval']].filter(Boolean);
+  if (modes.length !== 1 || positionals.length > 1)
+    throw new UsageError(
+      'plan: give one of RUN, --tasks FILE, --check RUN or --check-eval DIR (colony plan --help)',
+    );
+  if (values.from !== undefined && values.check === undefined)
+    throw new UsageError('plan: --from goes with --check RUN');
+  const json = values.json === true;
+
+  if (values.tasks !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values.tasks, 'utf8');
+    } catch (err) {
+      throw new UsageError(`plan: cannot read ${values.tasks}: ${(err as Error).message}`);
+    }
+    const parsed = parseTaskFile(text, values.tasks);
+    if (!parsed.ok) throw new UsageError(`plan: ${parsed.error}`);
+    print(planRun(parsed.graph, options), json, values.html);
+    return 0;
+  }
   return withStore(async (store) => {
-    await requireRun(store, runId);
-    const report = planRun(taskGraphOf(runId, await store.log.read(runId)), options);
-    process.stdout.write(`${values.json ? JSON.stringify(report) : formatPlan(report)}\n`);
+    const check = values.check;
+    const evalDir = values['check-eval'];
+    if (check !== undefined) {
+      const run = loaded(await loadRunGraph(store, check, { finished: true, tasks: true }));
+      const from =
+        values.from === undefined
+          ? run
+          : loaded(await loadRunGraph(store, values.from, { finished: true, tasks: true }));
+      const result = checkPlan(run, from, checkOptions);
+      if (!result.ok) throw new CliFailure(result.error);
+      process.stdout.write(`${json ? JSON.stringify(result.report) : formatCheck(result.report)}\n`);
+      return 0;
+    }
+    if (evalDir !== undefined) {
+      const result = await checkEvalDir(store, evalDir, checkOptions);
+      if (!result.ok) throw new UsageError(`plan: ${result.error}`);
+      process.stdout.write(`${json ? JSON.stringify(result.summary) : formatEvalCheck(result.summary)}\n`);
+      return 0;
+    }
+    const runId = positionals[0] ?? '';
+    const graph = loaded(await loadRunGraph(store, runId, { finished: false, tasks: false }));
+    print(planRun(graph, options), json, values.html);
     return 0;
   });
 }

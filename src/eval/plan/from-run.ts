@@ -6,45 +6,26 @@
  *   depends on the turn that assigned it; a lead turn depends on the previous turn and on every task
  *   that turn assigned (assign_task returns when the task ends, so the lead waited for them).
  *   Acceptance fix tasks (leadStep 0) depend on the last turn.
- * - Otherwise (solo, peers, workflow runs in this slice): one independent task per agent, its first to
- *   last timeline bar; the log records no dependencies between them.
+ * - Workflow programs (stage/step events): their steps and sync points, ordered by stages and w.dag
+ *   `after` (from-workflow.ts).
+ * - A task board (task.claimed events; peers with tasks_add / claim_next): its claimed tasks and their
+ *   `after` (from-board.ts).
+ * - Otherwise (solo, peers without a board): one independent task per agent, its first to last
+ *   timeline bar; the log records no dependencies between them.
  *
- * Files: a task's landed merges (merge.requested by its agent while it ran, merge.landed `files`).
+ * Files: a task's landed merges (landed-merges.ts).
  */
 import type { StoredEvent } from '../../core/events.js';
 import { foldEvents, type RunState } from '../../view/run-state.js';
 import { summarise } from '../../view/summary.js';
-import type { PlanTask, TaskGraph } from './task-graph.js';
-
-interface LandedMerge {
-  agent: string;
-  atMs: number;
-  files: string[];
-}
-
-function landedMerges(events: readonly StoredEvent[]): LandedMerge[] {
-  const requested = new Map<number, { agent: string; atMs: number }>();
-  const landed: LandedMerge[] = [];
-  for (const event of events) {
-    if (event.kind === 'merge.requested' && event.agent)
-      requested.set(event.data.mr, { agent: event.agent, atMs: Date.parse(event.ts) });
-    if (event.kind === 'merge.landed') {
-      const request = requested.get(event.data.mr);
-      if (request) landed.push({ ...request, files: event.data.files ?? [] });
-    }
-  }
-  return landed;
-}
-
-function filesOf(merges: readonly LandedMerge[], agent: string, fromMs: number, toMs: number): string[] {
-  const files = merges
-    .filter((m) => m.agent === agent && m.atMs >= fromMs && m.atMs <= toMs)
-    .flatMap((m) => m.files);
-  return [...new Set(files)].sort();
-}
+import { boardTasks, hasBoard } from './from-board.js';
+import { workflowTasks } from './from-workflow.js';
+import { filesOf, type LandedMerge, landedMerges } from './landed-merges.js';
+import { activeSpan, type GraphSource, type PlanTask, type TaskGraph } from './task-graph.js';
 
 function orchestratedTasks(state: RunState, merges: readonly LandedMerge[]): PlanTask[] {
   const records = [...state.tasks.values()];
+  const firstMs = state.firstMs ?? 0;
   const lead = records[0]?.lead ?? '';
   const lastMs = state.lastMs ?? 0;
   const turns = (state.bars.get(lead) ?? [])
@@ -62,6 +43,7 @@ function orchestratedTasks(state: RunState, merges: readonly LandedMerge[]): Pla
       steps: 1,
       deps: previous,
       files: [],
+      startMs: turn.startMs - firstMs,
     });
     previous = [id, ...records.filter((r) => r.lead === lead && r.leadStep === turn.step).map((r) => r.task)];
   }
@@ -79,7 +61,8 @@ function orchestratedTasks(state: RunState, merges: readonly LandedMerge[]): Pla
       durationMs: Math.max(0, endMs - startMs),
       steps: record.steps ?? 0,
       deps: assignedBy ? [assignedBy] : [],
-      files: filesOf(merges, record.agent, startMs, endMs),
+      files: filesOf(merges, [record.agent], startMs, endMs),
+      startMs: startMs - firstMs,
     });
   }
   return tasks;
@@ -98,21 +81,58 @@ function agentTasks(state: RunState, merges: readonly LandedMerge[]): PlanTask[]
       durationMs: Math.max(0, endMs - startMs),
       steps: agent.steps,
       deps: [],
-      files: filesOf(merges, agent.name, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY),
+      files: filesOf(merges, [agent.name]),
+      startMs: startMs - (state.firstMs ?? 0),
     });
   }
   return tasks;
+}
+
+/** The team size the run had (Measured.teamSize). */
+function teamSizeOf(state: RunState, source: GraphSource, tasks: readonly PlanTask[]): number {
+  const working = [...state.agents.values()].filter((a) => a.steps > 0).length;
+  if (source === 'orchestrated')
+    return Math.max(1, new Set([...state.tasks.values()].map((t) => t.agent)).size);
+  if (source === 'workflow') {
+    const concurrency = state.config.concurrency;
+    const limit = typeof concurrency === 'number' && concurrency > 0 ? concurrency : 64;
+    return Math.max(1, Math.min(limit, tasks.length));
+  }
+  if (state.topology === 'solo') return 1;
+  return Math.max(1, state.plannedAgents.length, working);
 }
 
 export function taskGraphOf(runId: string, events: readonly StoredEvent[]): TaskGraph {
   const state = foldEvents(events);
   const summary = summarise(runId, events);
   const merges = landedMerges(events);
-  const orchestrated = state.tasks.size > 0;
+  const source: GraphSource =
+    state.tasks.size > 0
+      ? 'orchestrated'
+      : state.workflow.steps.size > 0 || events.some((e) => e.kind === 'sync.finished')
+        ? 'workflow'
+        : hasBoard(events)
+          ? 'board'
+          : 'agents';
+  const tasks =
+    source === 'orchestrated'
+      ? orchestratedTasks(state, merges)
+      : source === 'workflow'
+        ? workflowTasks(events, state, merges)
+        : source === 'board'
+          ? boardTasks(events, state, merges)
+          : agentTasks(state, merges);
   return {
     runId,
-    source: orchestrated ? 'orchestrated' : 'agents',
-    tasks: orchestrated ? orchestratedTasks(state, merges) : agentTasks(state, merges),
-    measured: { wallClockMs: summary.wallClockMs, costUsd: summary.costUsd, agents: state.agents.size },
+    source,
+    tasks,
+    goal: state.goal,
+    measured: {
+      wallClockMs: summary.wallClockMs,
+      costUsd: summary.costUsd,
+      agents: state.agents.size,
+      teamSize: teamSizeOf(state, source, tasks),
+      activeMs: activeSpan(tasks),
+    },
   };
 }
