@@ -6,93 +6,58 @@
  * metering proxy (orchestrated-policy.ts): its own Read and Write, then merge_request over MCP.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/events.js';
-import type { Store } from '../../src/store/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { openTestStore } from '../helpers/db.js';
-import { createUserRepo } from '../helpers/user-repo.js';
+import { describe, expect, it } from 'vitest';
+import {
+  ANTHROPIC,
+  brokenModulesRepo,
+  CLAUDE_CODE_CLI,
+  ofAgent,
+  ofKind,
+  runColony,
+  toolCallsOf,
+  useFakeProvider,
+  useTestStore,
+} from './harness.js';
 import { orchestratedCliPolicy, SUBAGENT, taskPrompt } from './orchestrated-policy.js';
 
-const CLAUDE = join(
-  import.meta.dirname,
-  '..',
-  '..',
-  'node_modules',
-  '@anthropic-ai',
-  'claude-code',
-  'cli.js',
-);
 const MODULES = ['alpha', 'beta'];
 
-let store: Store;
-let fake: FakeProvider;
-beforeAll(async () => {
-  store = await openTestStore();
-  fake = await startFakeProvider({
-    policy: orchestratedCliPolicy(
-      MODULES,
-      // Claude Code writes a file only after reading it.
-      (file, content) => [
-        { name: 'Read', arguments: { file_path: `./${file}` } },
-        { name: 'Write', arguments: { file_path: `./${file}`, content } },
-      ],
-      'mcp__colony__merge_request',
-    ),
-    requireKey: 'sk-ant-real',
-  });
-});
-afterAll(async () => {
-  await fake?.close();
-  await store?.close();
+const store = useTestStore();
+const fake = useFakeProvider({
+  policy: orchestratedCliPolicy(
+    MODULES,
+    // Claude Code writes a file only after reading it.
+    (file, content) => [
+      { name: 'Read', arguments: { file_path: `./${file}` } },
+      { name: 'Write', arguments: { file_path: `./${file}`, content } },
+    ],
+    'mcp__colony__merge_request',
+  ),
+  requireKey: ANTHROPIC.key,
 });
 
-const ofKind = <K extends StoredEvent['kind']>(events: StoredEvent[], kind: K) =>
-  events.filter((e): e is StoredEvent<K> => e.kind === kind);
-
-describe.skipIf(!existsSync(CLAUDE))('--topology orchestrated --agent-cli claude-code', () => {
+describe.skipIf(!existsSync(CLAUDE_CODE_CLI))('--topology orchestrated --agent-cli claude-code', () => {
   it('runs the subagent as Claude Code; its second task resumes its session', async () => {
-    const files: Record<string, string> = { 'README.md': '# m\n' };
-    for (const m of MODULES) files[`src/${m}/value.txt`] = 'broken\n';
-    const r = createUserRepo(files, 'colony-claude-sub-');
-    const result = await colony(
-      [
-        'run',
-        '--topology',
-        'orchestrated',
-        '--repo',
-        r.dir,
-        '--goal',
-        'fix every module',
-        '--model',
-        'anthropic:fake-model',
-        '--base-url',
-        fake.url,
-        '--verify',
-        'grep -qx "fixed alpha" src/alpha/value.txt',
-        '--json',
-        '--agent-cli',
-        'claude-code',
-      ],
-      {
-        env: { ...NO_API_KEYS, ANTHROPIC_API_KEY: 'sk-ant-real', ANTHROPIC_BASE_URL: '' },
-        timeoutMs: 240_000,
-      },
-    );
-    const summary = lastJsonLine(result.stdout);
-    const events = summary.runId ? await store.log.read(summary.runId as string) : [];
-    const context = `${result.stderr}\n${events.map((e) => `${e.agent} ${e.kind} ${JSON.stringify(e.data).slice(0, 500)}`).join('\n')}`;
+    const r = brokenModulesRepo(MODULES, 'colony-claude-sub-');
+    const { summary, events, context } = await runColony(store(), {
+      topology: 'orchestrated',
+      repo: r.dir,
+      goal: 'fix every module',
+      access: ANTHROPIC,
+      url: fake().url,
+      verify: 'grep -qx "fixed alpha" src/alpha/value.txt',
+      extra: ['--agent-cli', 'claude-code'],
+      timeoutMs: 240_000,
+    });
     expect(summary.status, context).toBe('succeeded');
-    const cli = ofKind(events, 'agent.cli').filter((e) => e.agent === SUBAGENT);
+    const cli = ofAgent(events, 'agent.cli', SUBAGENT);
     expect(
       cli.map((e) => e.data.event),
       context,
     ).toEqual(['started', 'session', 'exited', 'started', 'session', 'exited']);
     // The second task went on in the first task's session.
     expect(cli[4]?.data.sessionId).toBe(cli[1]?.data.sessionId);
-    const second = fake
+    const second = fake()
       .requests()
       .map((q) => JSON.stringify(q.request?.messages ?? []))
       .filter((m) => m.includes('Fix module beta'));
@@ -107,9 +72,7 @@ describe.skipIf(!existsSync(CLAUDE))('--topology orchestrated --agent-cli claude
       ['src/alpha/value.txt'],
       ['src/beta/value.txt'],
     ]);
-    const tools = ofKind(events, 'model.response')
-      .filter((e) => e.agent === SUBAGENT)
-      .flatMap((e) => e.data.turn.toolCalls.map((c) => c.name));
+    const tools = toolCallsOf(events, SUBAGENT);
     const perTask = ['Read', 'Write', 'mcp__colony__merge_request'];
     expect(tools).toEqual([...perTask, ...perTask]);
     expect(finished.map((e) => e.data.task)).toEqual(['task-1', 'task-2']);

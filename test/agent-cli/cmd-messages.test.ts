@@ -4,17 +4,19 @@
  * peer-1 sends peer-2 (the mini agent) a direct message; peer-2 keeps calling a Colony tool until a
  * result carries it, then fixes its module. The built CLI against the fake provider, sandbox on.
  */
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/events.js';
+import { describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/index.js';
-import type { Store } from '../../src/store/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { openTestStore } from '../helpers/db.js';
-import { createUserRepo } from '../helpers/user-repo.js';
+import {
+  brokenModulesRepo,
+  MINI_AGENT,
+  OPENAI_CHAT,
+  ofAgent,
+  runColony,
+  toolCallsOf,
+  useFakeProvider,
+  useTestStore,
+} from './harness.js';
 
-const MINI_AGENT = join(import.meta.dirname, 'mini-agent.mjs');
 const PING = 'PING-7f3: beta is yours';
 
 const policy: ScriptedPolicy = (request) => {
@@ -36,68 +38,40 @@ const policy: ScriptedPolicy = (request) => {
   return { text: 'beta fixed' };
 };
 
-let store: Store;
-let fake: FakeProvider;
-beforeAll(async () => {
-  store = await openTestStore();
-  fake = await startFakeProvider({ policy, requireKey: 'sk-real-key' });
-});
-afterAll(async () => {
-  await fake?.close();
-  await store?.close();
-});
-
-const ofKind = <K extends StoredEvent['kind']>(events: StoredEvent[], kind: K) =>
-  events.filter((e): e is StoredEvent<K> => e.kind === kind);
+const store = useTestStore();
+const fake = useFakeProvider({ policy, requireKey: OPENAI_CHAT.key });
 
 describe('direct messages to a CLI without stdin input', () => {
   it('come with its next Colony tool result and are marked read', async () => {
-    const repo = createUserRepo(
-      { 'README.md': '# m\n', 'src/beta/value.txt': 'broken\n' },
-      'colony-cli-msg-',
-    );
-    const result = await colony(
-      [
-        'run',
-        '--topology',
-        'peers',
-        '--agents',
-        '2',
-        '--repo',
-        repo.dir,
-        '--goal',
-        'fix every module',
-        ...fakeModelFlags(fake.url),
-        '--verify',
-        '! grep -rqx broken src',
-        '--json',
-        '--agent-cli-peers',
-        `peer-2=cmd:node ${MINI_AGENT}`,
-      ],
-      { env: { ...NO_API_KEYS, OPENAI_API_KEY: 'sk-real-key' }, timeoutMs: 180_000 },
-    );
-    const summary = lastJsonLine(result.stdout);
-    const events = summary.runId ? await store.log.read(summary.runId as string) : [];
-    const context = `${result.stderr}\n${events.map((e) => `${e.agent} ${e.kind} ${JSON.stringify(e.data).slice(0, 400)}`).join('\n')}`;
+    const repo = brokenModulesRepo(['beta'], 'colony-cli-msg-');
+    const { summary, events, context } = await runColony(store(), {
+      topology: 'peers',
+      agents: 2,
+      repo: repo.dir,
+      goal: 'fix every module',
+      access: OPENAI_CHAT,
+      url: fake().url,
+      verify: '! grep -rqx broken src',
+      extra: ['--agent-cli-peers', `peer-2=cmd:node ${MINI_AGENT}`],
+      timeoutMs: 180_000,
+    });
     expect(summary.status, context).toBe('succeeded');
     // Delivered once, as an interruption (not read with message_read), to peer-2.
-    const delivered = ofKind(events, 'message.delivered').filter((e) => e.agent === 'peer-2');
+    const delivered = ofAgent(events, 'message.delivered', 'peer-2');
     expect(
       delivered.map((e) => [e.data.via, e.data.messages.map((m) => [m.from, m.text])]),
       context,
     ).toEqual([['interrupt', [['peer-1', PING]]]]);
     // It reached the agent inside a Colony tool result (after the result itself), framed as a
     // direct message, in exactly one result.
-    const toolResults = fake
+    const toolResults = fake()
       .requests()
       .flatMap((q) => q.request?.messages ?? [])
       .filter((m) => m.role === 'tool' && m.content.includes(PING));
     const withPing = new Set(toolResults.map((m) => (m.role === 'tool' ? m.toolCallId : '')));
     expect(withPing.size).toBe(1);
     expect(toolResults[0]?.content).toContain('[Direct message from peer-1');
-    const tools = ofKind(events, 'model.response')
-      .filter((e) => e.agent === 'peer-2')
-      .flatMap((e) => e.data.turn.toolCalls.map((c) => c.name));
+    const tools = toolCallsOf(events, 'peer-2');
     expect(tools).not.toContain('message_read');
     expect(tools.slice(-3)).toEqual(['write', 'merge_request', 'release']);
   }, 240_000);

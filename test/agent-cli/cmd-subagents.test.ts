@@ -7,64 +7,48 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/events.js';
-import type { Store } from '../../src/store/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { openTestStore } from '../helpers/db.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../fake-provider/server.js';
 import { createUserRepo } from '../helpers/user-repo.js';
+import {
+  brokenModulesRepo,
+  MINI_AGENT,
+  OPENAI_CHAT,
+  ofAgent,
+  ofKind,
+  runColony,
+  toolCallsOf,
+  useFakeProvider,
+  useTestStore,
+} from './harness.js';
 import { orchestratedCliPolicy, SUBAGENT, taskPrompt } from './orchestrated-policy.js';
 
-const MINI_AGENT = join(import.meta.dirname, 'mini-agent.mjs');
 const MODULES = ['alpha', 'beta'];
 
-let store: Store;
-let fake: FakeProvider;
-let profileFake: FakeProvider;
-beforeAll(async () => {
-  store = await openTestStore();
-  fake = await startFakeProvider({ policy: orchestratedCliPolicy(MODULES), requireKey: 'sk-real-key' });
-  profileFake = await startFakeProvider({
-    policy: orchestratedCliPolicy(MODULES, undefined, undefined, 'external'),
-    requireKey: 'sk-real-key',
+const store = useTestStore();
+const fake = useFakeProvider({ policy: orchestratedCliPolicy(MODULES), requireKey: OPENAI_CHAT.key });
+const profileFake = useFakeProvider({
+  policy: orchestratedCliPolicy(MODULES, undefined, undefined, 'external'),
+  requireKey: OPENAI_CHAT.key,
+});
+
+async function runOrchestrated(
+  command: string | null,
+  extra: string[] = [],
+  provider: FakeProvider = fake(),
+) {
+  const repo = brokenModulesRepo(MODULES, 'colony-cli-subagents-', '# modules\n');
+  const { summary, events, context } = await runColony(store(), {
+    topology: 'orchestrated',
+    repo: repo.dir,
+    goal: 'fix every module',
+    access: OPENAI_CHAT,
+    url: provider.url,
+    // Passes after the first task already: each merge lands (the queue checks with it too).
+    verify: 'grep -qx "fixed alpha" src/alpha/value.txt',
+    extra: [...(command ? ['--agent-cli', `cmd:${command}`] : []), ...extra],
+    timeoutMs: 180_000,
   });
-});
-afterAll(async () => {
-  await fake?.close();
-  await profileFake?.close();
-  await store?.close();
-});
-
-const ofKind = <K extends StoredEvent['kind']>(events: StoredEvent[], kind: K) =>
-  events.filter((e): e is StoredEvent<K> => e.kind === kind);
-
-async function runOrchestrated(command: string | null, extra: string[] = [], provider = fake) {
-  const files: Record<string, string> = { 'README.md': '# modules\n' };
-  for (const m of MODULES) files[`src/${m}/value.txt`] = 'broken\n';
-  const repo = createUserRepo(files, 'colony-cli-subagents-');
-  const result = await colony(
-    [
-      'run',
-      '--topology',
-      'orchestrated',
-      '--repo',
-      repo.dir,
-      '--goal',
-      'fix every module',
-      ...fakeModelFlags(provider.url),
-      // Passes after the first task already: each merge lands (the queue checks with it too).
-      '--verify',
-      'grep -qx "fixed alpha" src/alpha/value.txt',
-      '--json',
-      ...(command ? ['--agent-cli', `cmd:${command}`] : []),
-      ...extra,
-    ],
-    { env: { ...NO_API_KEYS, OPENAI_API_KEY: 'sk-real-key' }, timeoutMs: 180_000 },
-  );
-  const summary = lastJsonLine(result.stdout);
-  const events = summary.runId ? await store.log.read(summary.runId as string) : [];
-  const context = `${result.stderr}\n${events.map((e) => `${e.agent} ${e.kind} ${JSON.stringify(e.data).slice(0, 500)}`).join('\n')}`;
   expect(summary.status, context).toBe('succeeded');
   return { events, context, repo };
 }
@@ -78,15 +62,15 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
     const sub = started.find((e) => e.agent === SUBAGENT);
     expect(sub?.data).toMatchObject({ profile: 'coder', model: 'openai-chat:fake-model' });
     expect(sub?.data.tools).toEqual(['merge_request', 'sync']);
-    expect(ofKind(events, 'agent.cli').filter((e) => e.agent === 'lead')).toEqual([]);
+    expect(ofAgent(events, 'agent.cli', 'lead')).toEqual([]);
     // One process per task (cmd: has no session to resume), each given its task as the goal.
-    const cli = ofKind(events, 'agent.cli').filter((e) => e.agent === SUBAGENT);
+    const cli = ofAgent(events, 'agent.cli', SUBAGENT);
     expect(
       cli.map((e) => e.data.event),
       context,
     ).toEqual(['started', 'exited', 'started', 'exited']);
     expect(cli.filter((e) => e.data.event === 'exited').map((e) => e.data.exitCode)).toEqual([0, 0]);
-    const tasks = ofKind(events, 'task.started').filter((e) => e.agent === SUBAGENT);
+    const tasks = ofAgent(events, 'task.started', SUBAGENT);
     expect(tasks.map((e) => e.data.prompt)).toEqual(MODULES.map(taskPrompt));
     // Its results reach the lead as a built-in subagent's do (task.finished, the assign_task result).
     const finished = ofKind(events, 'task.finished');
@@ -99,10 +83,10 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
       ofKind(events, 'merge.landed').map((e) => e.data.files),
       context,
     ).toEqual([['src/alpha/value.txt'], ['src/beta/value.txt']]);
-    const agentFinished = ofKind(events, 'agent.finished').filter((e) => e.agent === SUBAGENT);
+    const agentFinished = ofAgent(events, 'agent.finished', SUBAGENT);
     expect(agentFinished.map((e) => e.data.stopReason)).toEqual(['answered', 'answered']);
     // Its model calls went through the proxy (the subagent's model.responses, tool names as called).
-    const responses = ofKind(events, 'model.response').filter((e) => e.agent === SUBAGENT);
+    const responses = ofAgent(events, 'model.response', SUBAGENT);
     expect(responses.flatMap((e) => e.data.turn.toolCalls.map((c) => c.name))).toEqual([
       'write',
       'merge_request',
@@ -118,10 +102,10 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
       config,
       JSON.stringify({ profiles: { external: { base: 'coder', cli: `cmd:node ${MINI_AGENT}` } } }),
     );
-    const { events, context } = await runOrchestrated(null, ['--config', config], profileFake);
+    const { events, context } = await runOrchestrated(null, ['--config', config], profileFake());
     const sub = ofKind(events, 'agent.started').find((e) => e.agent === SUBAGENT);
     expect(sub?.data).toMatchObject({ profile: 'external', tools: ['merge_request', 'sync'] });
-    const cli = ofKind(events, 'agent.cli').filter((e) => e.agent === SUBAGENT);
+    const cli = ofAgent(events, 'agent.cli', SUBAGENT);
     expect(
       cli.map((e) => e.data.event),
       context,
@@ -132,7 +116,7 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
 
   it('restarts a subagent CLI that crashed before its result', async () => {
     const { events, context } = await runOrchestrated(`MINI_AGENT_CRASH_AFTER=write node ${MINI_AGENT}`);
-    const cli = ofKind(events, 'agent.cli').filter((e) => e.agent === SUBAGENT);
+    const cli = ofAgent(events, 'agent.cli', SUBAGENT);
     const perTask = ['started', 'exited', 'restarted', 'started', 'exited'];
     expect(
       cli.map((e) => e.data.event),
@@ -146,9 +130,7 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
     expect(ofKind(events, 'task.finished').map((e) => e.data.status)).toEqual(['done', 'done']);
     expect(ofKind(events, 'merge.landed')).toHaveLength(2);
     // The restarted process started over (cmd: has no session): it wrote again, then merged.
-    const tools = ofKind(events, 'model.response')
-      .filter((e) => e.agent === SUBAGENT)
-      .flatMap((e) => e.data.turn.toolCalls.map((c) => c.name));
+    const tools = toolCallsOf(events, SUBAGENT);
     expect(tools).toEqual(['write', 'write', 'merge_request', 'write', 'write', 'merge_request']);
   }, 240_000);
 });

@@ -5,81 +5,51 @@
  * (codex-policy.ts): claim over MCP, its own shell tool writes the fix, merge_request and release
  * over MCP. Not skipped when Codex is missing: it is a pinned devDependency, so that is a failure.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/events.js';
-import type { Store } from '../../src/store/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { openTestStore } from '../helpers/db.js';
-import { createUserRepo } from '../helpers/user-repo.js';
+import { describe, expect, it } from 'vitest';
 import { codexPolicy, codexUsage } from './codex-policy.js';
+import {
+  brokenModulesRepo,
+  CODEX_CLI,
+  expectNoTokenInLog,
+  OPENAI_RESPONSES,
+  ofAgent,
+  ofKind,
+  onResultBranch,
+  runCliPeer,
+  useFakeProvider,
+  useTestStore,
+} from './harness.js';
 
-const CODEX = join(import.meta.dirname, '..', '..', 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
-
-let store: Store;
-let fake: FakeProvider;
-beforeAll(async () => {
-  store = await openTestStore();
-  fake = await startFakeProvider({
-    policy: codexPolicy((peer) =>
-      peer === 1
-        ? {
-            scope: 'src/alpha/',
-            // Writes only if the commands Codex runs do not see the agent's token or a key.
-            command:
-              'test -z "$COLONY_AGENT_TOKEN$OPENAI_API_KEY" && printf \'fixed alpha\\n\' > src/alpha/value.txt',
-            note: 'fix alpha',
-          }
-        : undefined,
-    ),
-    requireKey: 'sk-real',
-  });
+const store = useTestStore();
+const fake = useFakeProvider({
+  policy: codexPolicy((peer) =>
+    peer === 1
+      ? {
+          scope: 'src/alpha/',
+          // Writes only if the commands Codex runs do not see the agent's token or a key.
+          command:
+            'test -z "$COLONY_AGENT_TOKEN$OPENAI_API_KEY" && printf \'fixed alpha\\n\' > src/alpha/value.txt',
+          note: 'fix alpha',
+        }
+      : undefined,
+  ),
+  requireKey: OPENAI_RESPONSES.key,
 });
-afterAll(async () => {
-  await fake?.close();
-  await store?.close();
-});
-
-const ofKind = <K extends StoredEvent['kind']>(events: StoredEvent[], kind: K) =>
-  events.filter((e): e is StoredEvent<K> => e.kind === kind);
 
 describe('--agent-cli codex', () => {
   it('Codex claims over MCP, writes with its shell tool, merges through the queue and releases', async () => {
-    expect(existsSync(CODEX), 'the pinned @openai/codex devDependency is not installed (npm ci)').toBe(true);
-    const r = createUserRepo({ 'README.md': '# m\n', 'src/alpha/value.txt': 'broken\n' }, 'colony-codex-');
-    const result = await colony(
-      [
-        'run',
-        '--topology',
-        'peers',
-        '--agents',
-        '1',
-        '--repo',
-        r.dir,
-        '--goal',
-        'fix every module',
-        '--model',
-        'openai-responses:fake-model',
-        '--base-url',
-        fake.url,
-        '--verify',
-        '! grep -rqx broken src',
-        '--json',
-        '--agent-cli',
-        'codex',
-      ],
-      { env: { ...NO_API_KEYS, OPENAI_API_KEY: 'sk-real' }, timeoutMs: 240_000 },
+    expect(existsSync(CODEX_CLI), 'the pinned @openai/codex devDependency is not installed (npm ci)').toBe(
+      true,
     );
-    const summary = lastJsonLine(result.stdout);
-    const runId = summary.runId as string;
-    const events = runId ? await store.log.read(runId) : [];
-    const context = `${result.stderr}\n${events.map((e) => `${e.kind} ${JSON.stringify(e.data).slice(0, 600)}`).join('\n')}`;
+    const r = brokenModulesRepo(['alpha'], 'colony-codex-');
+    const { summary, runId, events, context } = await runCliPeer(store(), fake(), {
+      cli: 'codex',
+      repo: r.dir,
+    });
     expect(summary.status, context).toBe('succeeded');
 
-    const cli = ofKind(events, 'agent.cli').filter((e) => e.agent === 'peer-1');
+    const cli = ofAgent(events, 'agent.cli', 'peer-1');
     expect(cli.map((e) => e.data.event)).toEqual(['started', 'session', 'exited']);
     expect(cli[0]?.data.pid).toBeGreaterThan(0);
     expect(cli[1]?.data.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -94,14 +64,11 @@ describe('--agent-cli codex', () => {
     expect(landed).toHaveLength(1);
     expect(landed[0]?.data.batch).toContain(requested[0]?.data.mr);
     // Codex's own shell wrote the file in its checkout; the queue brought it onto the result branch.
-    const onBranch = execFileSync('git', ['-C', r.dir, 'show', `colony/${runId}:src/alpha/value.txt`], {
-      encoding: 'utf8',
-    });
-    expect(onBranch).toBe('fixed alpha\n');
+    expect(onResultBranch(r.dir, runId, 'src/alpha/value.txt')).toBe('fixed alpha\n');
 
     // One model.response per proxied call, with exactly the usage the fake provider reported
     // (cached input apart), and the fake provider saw as many calls, with the real key only.
-    const responses = ofKind(events, 'model.response').filter((e) => e.agent === 'peer-1');
+    const responses = ofAgent(events, 'model.response', 'peer-1');
     expect(responses.map((e) => e.data.step)).toEqual([1, 2, 3, 4, 5]);
     expect(responses.map((e) => e.data.turn.usage)).toEqual(
       responses.map((_, i) => expect.objectContaining(codexUsage(i))),
@@ -114,7 +81,7 @@ describe('--agent-cli codex', () => {
       ['mcp__colony__release'],
       [],
     ]);
-    const seen = fake.requests();
+    const seen = fake().requests();
     expect(seen).toHaveLength(responses.length);
     expect(
       seen.every((q) => q.path === '/v1/responses' && q.headers.authorization === 'Bearer sk-real'),
@@ -126,7 +93,7 @@ describe('--agent-cli codex', () => {
       expect.arrayContaining(['exec_command', 'mcp__colony__claim', 'mcp__colony__release']),
     );
 
-    const finished = ofKind(events, 'agent.finished').find((e) => e.agent === 'peer-1');
+    const finished = ofAgent(events, 'agent.finished', 'peer-1')[0];
     expect(finished?.data).toMatchObject({
       status: 'done',
       stopReason: 'answered',
@@ -134,6 +101,6 @@ describe('--agent-cli codex', () => {
       finalText: 'fix alpha: merged and released',
     });
     // The agent's token never reaches the log.
-    expect(JSON.stringify(events)).not.toMatch(/colony_at_[A-Za-z0-9_-]{20,}/);
+    expectNoTokenInLog(events);
   }, 300_000);
 });

@@ -7,30 +7,24 @@
  * of the per-peer syntax.
  */
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredEvent } from '../../src/core/events.js';
+import { describe, expect, it } from 'vitest';
 import { createDemoRepo } from '../../src/demo/demo-repo.js';
 import { PEERS_DEMO_MERGE_VERIFY } from '../../src/demo/peers-policy.js';
-import type { Store } from '../../src/store/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { openTestStore } from '../helpers/db.js';
+import { colony, fakeModelFlags, NO_API_KEYS } from '../helpers/cli.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { demoTeamPolicy } from './demo-team-policy.js';
+import {
+  expectNoTokenInLog,
+  OPENAI_CHAT,
+  ofAgent,
+  ofKind,
+  runColony,
+  useFakeProvider,
+  useTestStore,
+} from './harness.js';
 
-let store: Store;
-let fake: FakeProvider;
-beforeAll(async () => {
-  store = await openTestStore();
-  fake = await startFakeProvider({ policy: demoTeamPolicy, requireKey: 'sk-real' });
-});
-afterAll(async () => {
-  await fake?.close();
-  await store?.close();
-});
-
-const ofKind = <K extends StoredEvent['kind']>(events: StoredEvent[], kind: K) =>
-  events.filter((e): e is StoredEvent<K> => e.kind === kind);
+const store = useTestStore();
+const fake = useFakeProvider({ policy: demoTeamPolicy, requireKey: 'sk-real' });
 
 /** The real key and the fake provider for every protocol (the CLIs' models are not the run's). */
 const ENV = {
@@ -42,66 +36,55 @@ const ENV = {
 describe('a mixed team: built-in, Claude Code and Codex peers', () => {
   it('finishes the demo repository together', async () => {
     const dir = createDemoRepo('demo-repo');
-    const result = await colony(
-      [
-        'run',
-        '--topology',
-        'peers',
-        '--agents',
-        '3',
-        '--repo',
-        dir,
-        '--goal',
-        'make every test pass',
-        ...fakeModelFlags(fake.url),
-        '--verify',
-        'node --test test/',
+    const { summary, runId, events, context } = await runColony(store(), {
+      topology: 'peers',
+      agents: 3,
+      repo: dir,
+      goal: 'make every test pass',
+      access: OPENAI_CHAT,
+      url: fake().url,
+      verify: 'node --test test/',
+      extra: [
         '--merge-verify',
         PEERS_DEMO_MERGE_VERIFY,
-        '--json',
         '--agent-cli-peers',
         'peer-2=claude-code@anthropic:fake-model,peer-3=codex@openai-responses:fake-model',
       ],
-      {
-        env: { ...ENV, OPENAI_BASE_URL: fake.url, ANTHROPIC_BASE_URL: fake.url },
-        timeoutMs: 240_000,
-      },
-    );
-    const summary = lastJsonLine(result.stdout);
-    const runId = summary.runId as string;
-    const events = runId ? await store.log.read(runId) : [];
-    const context = `${result.stderr}\n${events.map((e) => `${e.agent} ${e.kind} ${JSON.stringify(e.data).slice(0, 500)}`).join('\n')}`;
+      env: { ...ENV, OPENAI_BASE_URL: fake().url, ANTHROPIC_BASE_URL: fake().url },
+      timeoutMs: 240_000,
+    });
     expect(summary.status, context).toBe('succeeded');
 
     const fixes = { 'peer-1': 'slugify', 'peer-2': 'word-count', 'peer-3': 'parse-duration' } as const;
     for (const [agent, module] of Object.entries(fixes)) {
-      const granted = ofKind(events, 'claim.granted').filter((e) => e.agent === agent);
+      const granted = ofAgent(events, 'claim.granted', agent);
       expect(granted.map((e) => e.data.scope)).toEqual([`src/${module}.js`]);
-      const released = ofKind(events, 'claim.released').filter((e) => e.agent === agent);
+      const released = ofAgent(events, 'claim.released', agent);
       expect(released.map((e) => e.data.outcome)).toEqual([`done: fix ${module}`]);
-      const requested = ofKind(events, 'merge.requested').filter((e) => e.agent === agent);
+      const requested = ofAgent(events, 'merge.requested', agent);
       expect(requested).toHaveLength(1);
       const landed = ofKind(events, 'merge.landed').filter((e) =>
         e.data.batch.includes(requested[0]?.data.mr ?? -1),
       );
       expect(landed, context).toHaveLength(1);
-      const finished = ofKind(events, 'agent.finished').filter((e) => e.agent === agent);
+      const finished = ofAgent(events, 'agent.finished', agent);
       expect(finished.map((e) => [e.data.status, e.data.stopReason])).toEqual([['done', 'answered']]);
-      const responses = ofKind(events, 'model.response').filter((e) => e.agent === agent);
+      const responses = ofAgent(events, 'model.response', agent);
       expect(finished[0]?.data.steps).toBe(responses.length);
     }
     // peer-1 ran Colony's loop (its tools logged by the loop); peer-2 and peer-3 their CLIs.
-    expect(ofKind(events, 'agent.cli').filter((e) => e.agent === 'peer-1')).toHaveLength(0);
-    expect(
-      ofKind(events, 'tool.finished')
-        .filter((e) => e.agent === 'peer-1')
-        .map((e) => e.data.name),
-    ).toEqual(['claim', 'write', 'merge_request', 'release']);
+    expect(ofAgent(events, 'agent.cli', 'peer-1')).toHaveLength(0);
+    expect(ofAgent(events, 'tool.finished', 'peer-1').map((e) => e.data.name)).toEqual([
+      'claim',
+      'write',
+      'merge_request',
+      'release',
+    ]);
     for (const [agent, cli] of [
       ['peer-2', 'claude-code'],
       ['peer-3', 'codex'],
     ] as const) {
-      const lifecycle = ofKind(events, 'agent.cli').filter((e) => e.agent === agent);
+      const lifecycle = ofAgent(events, 'agent.cli', agent);
       expect(lifecycle.map((e) => [e.data.cli, e.data.event])).toEqual([
         [cli, 'started'],
         [cli, 'session'],
@@ -109,23 +92,25 @@ describe('a mixed team: built-in, Claude Code and Codex peers', () => {
       ]);
     }
     // Each CLI's calls went to the fake provider in its own protocol, with the model named for it.
-    const paths = new Set(fake.requests().map((q) => q.path));
+    const paths = new Set(
+      fake()
+        .requests()
+        .map((q) => q.path),
+    );
     expect(paths).toEqual(new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses']));
-    expect(
-      ofKind(events, 'model.response')
-        .filter((e) => e.agent === 'peer-3')
-        .every((e) => e.data.turn.model === 'fake-model'),
-    ).toBe(true);
+    expect(ofAgent(events, 'model.response', 'peer-3').every((e) => e.data.turn.model === 'fake-model')).toBe(
+      true,
+    );
 
     // The result branch passes the demo's tests; the tokens never reached the log.
     execFileSync('git', ['-C', dir, 'checkout', '-q', `colony/${runId}`]);
     execFileSync('node', ['--test', 'test/'], { cwd: dir, stdio: 'pipe' });
-    expect(JSON.stringify(events)).not.toMatch(/colony_at_[A-Za-z0-9_-]{20,}/);
+    expectNoTokenInLog(events);
   }, 300_000);
 
   it('usage errors of --agent-cli-peers entries', async () => {
     const r = createUserRepo({ 'README.md': '# m\n' }, 'colony-mixed-usage-');
-    const base = ['run', '--repo', r.dir, '--goal', 'x', ...fakeModelFlags(fake.url), '--verify', 'true'];
+    const base = ['run', '--repo', r.dir, '--goal', 'x', ...fakeModelFlags(fake().url), '--verify', 'true'];
     const peers = (value: string, ...extra: string[]) =>
       colony([...base, '--topology', 'peers', '--agents', '3', '--agent-cli-peers', value, ...extra], {
         env: ENV,
