@@ -1,6 +1,6 @@
 import { parseListen } from '../../fleet/listen.js';
 import { exitCodeFor } from '../../view/summary.js';
-import { agentCliFlags } from '../agent-cli-flags.js';
+import { agentCliFlags, refuseCliSubagentsOnWorkers } from '../agent-cli-flags.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
@@ -201,6 +201,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.env,
   );
   const agentCli = agentCliFlags(values, topology.topology, topology.agents, process.env);
+  refuseCliSubagentsOnWorkers(topology.topology, fleet !== undefined, agentCli, loaded.config.profiles);
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
