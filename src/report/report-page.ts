@@ -7,25 +7,15 @@ import { formatCost, formatCount, formatDuration, formatOffset } from '../view/f
 import { GLOSSARY } from '../view/glossary.js';
 import { limitHitText } from '../view/limit-text.js';
 import type { RunView } from '../view/types.js';
-import { capped, esc, facts, section, table } from './html.js';
+import { capped, esc, facts, PAGE_CSS, section, table } from './html.js';
 import type { RunFacts } from './run-metrics.js';
 
-const CSS = `
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#f6f7f9}
-header{background:#1f2a37;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
-header .goal{opacity:.8;margin-top:4px}
-main{padding:8px 24px 48px;max-width:1100px}
-section{background:#fff;border:1px solid #e3e6ea;border-radius:6px;padding:12px 16px;margin:16px 0}
-h2{font-size:16px;margin:0 0 8px}
-table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eef0f2;vertical-align:top}
-thead th{background:#f3f4f6;position:sticky;top:0}
-table.facts th{width:220px;color:#555;font-weight:500}
+const CSS = `${PAGE_CSS}thead th{position:sticky;top:0}
+table.facts th{width:220px}
 .num{text-align:right;font-variant-numeric:tabular-nums}
 .chart svg{max-width:100%;height:auto}
 .status-succeeded{color:#1a7f37}.status-failed,.rejected,.fail{color:#b42318}
 tr.fail td{background:#fdecea;font-weight:600}
-.note{color:#666;font-size:12px}
 .filters button{margin:0 4px 8px 0;border:1px solid #ccd;background:#fff;border-radius:4px;padding:2px 8px;cursor:pointer}
 .filters button.off{opacity:.4}
 `;

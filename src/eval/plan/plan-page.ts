@@ -2,24 +2,14 @@
  * `colony plan --html FILE`: a self-contained page (inline CSS and SVG, no script, nothing external)
  * with the plan's facts, its two charts (plan-chart.ts) and the table of team sizes.
  */
-import { esc, facts, section, table } from '../../report/html.js';
+import { esc, facts, PAGE_CSS, section, table } from '../../report/html.js';
 import { formatDuration, formatUsd } from '../../view/format.js';
 import { PLAN_COLUMNS, planRows } from './format-plan.js';
 import type { PlanReport } from './plan.js';
 import { renderCostChart, renderMakespanChart } from './plan-chart.js';
 
-const CSS = `
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#f6f7f9}
-header{background:#1f2a37;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
-header .sub{opacity:.8;margin-top:4px}
-main{padding:8px 24px 48px;max-width:1100px}
-section{background:#fff;border:1px solid #e3e6ea;border-radius:6px;padding:12px 16px;margin:16px 0}
-h2{font-size:16px;margin:0 0 8px}
-table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eef0f2;vertical-align:top}
-thead th{background:#f3f4f6}table.facts th{width:240px;color:#555;font-weight:500}
-#sizes td,#sizes th{white-space:nowrap}
-.chart{overflow-x:auto}.note{color:#666;font-size:12px}
+const CSS = `${PAGE_CSS}#sizes td,#sizes th{white-space:nowrap}
+.chart{overflow-x:auto}
 `;
 
 export function planPage(report: PlanReport): string {

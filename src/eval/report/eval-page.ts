@@ -3,7 +3,7 @@
  * external reference of any kind, so it opens offline and can be mailed as one file.
  */
 
-import { esc, facts, section, table } from '../../report/html.js';
+import { esc, facts, PAGE_CSS, section, table } from '../../report/html.js';
 import { formatCount, formatDuration, formatUsd } from '../../view/format.js';
 import { renderCostParetoChart } from './cost-chart.js';
 import { pct, pp, ppRange, pValue, times } from './format.js';
@@ -13,21 +13,10 @@ import { renderSolvedChart } from './solved-chart.js';
 import type { ArmSummary, Comparison, EvalSummary } from './summary-types.js';
 import { renderWinLossChart } from './win-loss-chart.js';
 
-const CSS = `
-body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#222;background:#f6f7f9}
-header{background:#1f2a37;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
-header .sub{opacity:.8;margin-top:4px}
-main{padding:8px 24px 48px;max-width:1100px}
-section{background:#fff;border:1px solid #e3e6ea;border-radius:6px;padding:12px 16px;margin:16px 0}
-h2{font-size:16px;margin:0 0 8px}h3{font-size:14px;margin:12px 0 6px}
-table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eef0f2;vertical-align:top}
-thead th{background:#f3f4f6}
-table.facts th{width:240px;color:#555;font-weight:500}
+const CSS = `${PAGE_CSS}h3{font-size:14px;margin:12px 0 6px}
 .chart{overflow-x:auto}.chart svg{max-width:none;height:auto}
 .answer li{margin:4px 0}.sig{color:#1a7f37;font-weight:600}.loss{color:#b42318;font-weight:600}
 .warn{background:#fff8e6;border-color:#f0d48a}
-.note{color:#666;font-size:12px}
 `;
 
 const dur = (ms: number | null) => (ms === null ? '—' : formatDuration(ms));
