@@ -6,8 +6,9 @@
  * define more profiles on top of these (`ProfileDefinition`: a base profile, a model, a step cap, an
  * external CLI driving the loop).
  */
-import type { AgentCliChoice } from '../run/run-spec.js';
+
 import { readOnlySandbox } from '../sandbox/index.js';
+import type { AgentCliChoice } from './cli-choice.js';
 import {
   type BashToolOptions,
   createBashTool,

@@ -2,6 +2,7 @@
  * Everything needed to execute (or resume) a run, persisted with the run so that `colony resume`
  * rebuilds the same run in a new process.
  */
+import type { AgentCliChoice, AgentCliKind } from '../agent/cli-choice.js';
 import type { ProfileDefinition } from '../agent/profiles.js';
 import type { ModelRecord } from '../model/types.js';
 import type { SandboxSetting } from '../sandbox/setting.js';
@@ -10,18 +11,7 @@ import type { SandboxSetting } from '../sandbox/setting.js';
 export const TOPOLOGY_NAMES = ['solo', 'peers', 'workflow', 'orchestrated'] as const;
 export type TopologyName = (typeof TOPOLOGY_NAMES)[number];
 
-/** External agent CLIs a peer's loop can be driven by (src/agent-cli/, docs/agent-cli.md). */
-export const AGENT_CLI_KINDS = ['claude-code', 'codex', 'cmd'] as const;
-export type AgentCliKind = (typeof AGENT_CLI_KINDS)[number];
-
-/** One external CLI: its kind, command and (for a peer of its own) model. */
-export interface AgentCliChoice {
-  kind: AgentCliKind;
-  /** cmd: the command (run with `sh -c` in the agent's checkout); claude-code, codex: the binary. */
-  command?: string;
-  /** The model id its calls go to (default: the run's model); a CLI speaks one protocol. */
-  model?: string;
-}
+export { AGENT_CLI_KINDS, type AgentCliChoice, type AgentCliKind } from '../agent/cli-choice.js';
 
 /** peers: an external CLI drives these peers' loops instead of Colony's own loop. */
 export interface AgentCliSpec {
