@@ -201,7 +201,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.env,
   );
   const agentCli = agentCliFlags(values, topology.topology, topology.agents, process.env);
-  refuseCliSubagentsOnWorkers(topology.topology, fleet !== undefined, agentCli, loaded.config.profiles);
+  refuseCliSubagentsOnWorkers(topology.topology, Boolean(fleet), agentCli, loaded.config.profiles);
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
