@@ -61,8 +61,10 @@ const SEED = Number(process.env.DURABILITY_SEED ?? 20_260_214);
  * command killed mid-way takes effect once — see the appending test below. Two things still make an
  * interrupted run's conversation differ from the uninterrupted one: a re-run `write` reports
  * "Overwrote" where the first run said "Created", and a command whose effect landed just before the
- * kill (but whose result was not yet logged) runs again. So the random-kill test uses idempotent bash
- * commands and accepts a diverged conversation as long as the diff matches. Flip this when in-flight
+ * kill (but whose result was not yet logged) runs again — an `edit` whose `new` text still holds its
+ * `old` one then applies twice (seen once on a fresh clone: the import lines doubled). So the
+ * random-kill test uses idempotent bash commands and edits that replace their anchor, and accepts a
+ * diverged conversation as long as the diff matches. Flip this when in-flight
  * tool calls take effect exactly once (e.g. worktree snapshots before each mutating call).
  */
 const IN_FLIGHT_EXACTLY_ONCE = false;

@@ -15,8 +15,11 @@ import type { Message } from '../../src/model/types.js';
 export function durabilityRepoFiles(): Record<string, string> {
   return {
     'README.md': '# ledger\n\nA tiny ledger used by the crash-durability test.\n',
+    // The two markers are what the scenario's edits replace: an edit whose `new` still holds its
+    // `old` applies twice when a kill lands after it wrote and `colony resume` runs it again (a
+    // tool call in flight is at-least-once), and this scenario's in-flight effects must converge.
     'src/ledger.js':
-      'export function total(entries) {\n  let sum = 0;\n  for (const e of entries) sum += e.amount;\n  return sum;\n}\n',
+      '// imports\nexport function total(entries) {\n  let sum = 0;\n  for (const e of entries) sum += e.amount;\n  return sum;\n}\n// more functions\n',
     'notes.md': '# Notes\n\nstatus: draft\n',
   };
 }
@@ -65,8 +68,8 @@ function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
           name: 'edit',
           arguments: {
             path: 'src/ledger.js',
-            old: '  return sum;\n}\n',
-            new: '  return sum;\n}\n\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
+            old: '// more functions\n',
+            new: '\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
           },
         },
       ],
@@ -106,8 +109,8 @@ function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
           name: 'edit',
           arguments: {
             path: 'src/ledger.js',
-            old: 'export function total',
-            new: "import { money } from './format.js';\n\nexport { money };\n\nexport function total",
+            old: '// imports\n',
+            new: "import { money } from './format.js';\n\nexport { money };\n\n",
           },
         },
       ],
