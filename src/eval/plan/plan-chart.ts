@@ -92,13 +92,7 @@ export function renderMakespanChart(report: PlanReport): string {
       : '';
   const body =
     valueAxis(PLOT, max, formatDuration) +
-    bottomAxis(
-      PLOT,
-      x,
-      rows.map((r) => r.p),
-      String,
-      'team size (agents)',
-    ) +
+    teamSizeAxis(x, rows) +
     band(rows, x, y, (r) => r.makespanMs, 'makespan') +
     brent('brentLowerMs', '2 3') +
     brent('brentUpperMs', '6 3') +
@@ -122,6 +116,16 @@ export function renderMakespanChart(report: PlanReport): string {
   return frame(f, body);
 }
 
+function teamSizeAxis(x: (p: number) => number, rows: readonly { p: number }[]): string {
+  return bottomAxis(
+    PLOT,
+    x,
+    rows.map((r) => r.p),
+    String,
+    'team size (agents)',
+  );
+}
+
 export function renderCostChart(report: PlanReport): string {
   const f = { chart: 'plan-cost', title: 'Cost by team size', width: WIDTH, height: HEIGHT };
   const rows = [...report.rows].sort((a, b) => a.p - b.p);
@@ -132,13 +136,7 @@ export function renderCostChart(report: PlanReport): string {
   const y = scale(0, max, PLOT.top + PLOT.height, PLOT.top);
   const body =
     valueAxis(PLOT, max, (v) => formatUsd(v)) +
-    bottomAxis(
-      PLOT,
-      x,
-      rows.map((r) => r.p),
-      String,
-      'team size (agents)',
-    ) +
+    teamSizeAxis(x, rows) +
     band(priced, x, y, (r) => r.costUsd ?? { p10: 0, p50: 0, p90: 0 }, 'cost') +
     recommendedMark(report, x) +
     legendRow([

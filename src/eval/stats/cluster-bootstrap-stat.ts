@@ -6,6 +6,7 @@
  * would be the wrong estimator. A resample whose statistic is not finite (no pass drawn: an unbounded
  * cost per success) counts as +∞, so an upper bound it reaches is reported as unbounded (null).
  */
+import { groupByCluster } from './cluster-bootstrap.js';
 import { quantileSorted } from './descriptive.js';
 import { createRng } from './rng.js';
 
@@ -32,13 +33,7 @@ export function clusterBootstrapStat<T>(
   const resamples = options.resamples ?? 2000;
   const confidence = options.confidence ?? 0.95;
   const rng = createRng(options.seed ?? 1);
-  const byCluster = new Map<string, T[]>();
-  for (const u of units) {
-    const list = byCluster.get(u.cluster);
-    if (list) list.push(u.value);
-    else byCluster.set(u.cluster, [u.value]);
-  }
-  const clusters = [...byCluster.values()];
+  const clusters = groupByCluster(units);
   const stats: number[] = [];
   for (let b = 0; b < resamples; b++) {
     const drawn: T[] = [];

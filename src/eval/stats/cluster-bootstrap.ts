@@ -31,6 +31,17 @@ export interface BootstrapInterval extends Interval {
   units: number;
 }
 
+/** The units' values, one list per cluster in order of first appearance (what both stages draw from). */
+export function groupByCluster<T>(units: readonly { cluster: string; value: T }[]): T[][] {
+  const byCluster = new Map<string, T[]>();
+  for (const u of units) {
+    const list = byCluster.get(u.cluster);
+    if (list) list.push(u.value);
+    else byCluster.set(u.cluster, [u.value]);
+  }
+  return [...byCluster.values()];
+}
+
 export function clusterBootstrapMean(
   units: readonly ClusteredValue[],
   options: BootstrapOptions = {},
@@ -38,13 +49,7 @@ export function clusterBootstrapMean(
   const resamples = options.resamples ?? 2000;
   const confidence = options.confidence ?? 0.95;
   const rng = createRng(options.seed ?? 1);
-  const byCluster = new Map<string, number[]>();
-  for (const u of units) {
-    const list = byCluster.get(u.cluster);
-    if (list) list.push(u.value);
-    else byCluster.set(u.cluster, [u.value]);
-  }
-  const clusters = [...byCluster.values()];
+  const clusters = groupByCluster(units);
   const estimate = mean(units.map((u) => u.value));
   const base = { estimate, clusters: clusters.length, units: units.length };
   if (units.length === 0) return { lo: Number.NaN, hi: Number.NaN, ...base };
