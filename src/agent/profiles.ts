@@ -8,6 +8,7 @@
  */
 
 import { readOnlySandbox } from '../sandbox/index.js';
+import { type CheckoutFill, withCheckoutFill } from '../tool/checkout-fill.js';
 import type { AgentCliChoice } from './cli-choice.js';
 import {
   type BashToolOptions,
@@ -25,6 +26,8 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export interface ProfileOptions {
   bash?: BashToolOptions;
+  /** The checkout is filled on demand: each file tool and bash brings in what it touches first. */
+  fill?: CheckoutFill;
 }
 
 export function isProfileName(name: string): name is ProfileName {
@@ -35,6 +38,16 @@ export function toolsForProfile(
   profile: string,
   root: string,
   options: ProfileOptions = {},
+): { ok: true; tools: Tool[] } | { ok: false; error: string } {
+  const built = profileTools(profile, root, options);
+  if (!built.ok || !options.fill) return built;
+  return { ok: true, tools: withCheckoutFill(built.tools, options.fill) };
+}
+
+function profileTools(
+  profile: string,
+  root: string,
+  options: ProfileOptions,
 ): { ok: true; tools: Tool[] } | { ok: false; error: string } {
   if (!isProfileName(profile)) {
     return { ok: false, error: `unknown profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})` };

@@ -4,13 +4,15 @@
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../model/types.js';
-import { fail, type Tool, type ToolContext, type ToolResult } from './types.js';
+import { fail, type Tool, type ToolContext, type ToolResult, type Touched } from './types.js';
 
 export interface ToolDefinition<S extends z.ZodType> {
   name: string;
   description: string;
   schema: S;
   mutates: boolean;
+  /** The files a call reads or writes (see Tool.touches); invalid arguments touch nothing. */
+  touches?(args: z.infer<S>): Touched;
   run(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
@@ -21,6 +23,14 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool {
   return {
     spec: { name: def.name, description: def.description, parameters: toParameters(def.schema) },
     mutates: def.mutates,
+    ...(def.touches
+      ? {
+          touches(args: unknown): Touched {
+            const parsed = def.schema.safeParse(args);
+            return parsed.success && def.touches ? def.touches(parsed.data) : [];
+          },
+        }
+      : {}),
     async run(args: unknown, context: ToolContext): Promise<ToolResult> {
       const parsed = def.schema.safeParse(args);
       if (!parsed.success) return fail(formatArgumentError(def.name, parsed.error));

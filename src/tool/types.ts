@@ -14,11 +14,19 @@ export interface ToolContext {
   step?: number;
 }
 
+/**
+ * The files of the checkout a call reads or writes, relative to it (a folder stands for all it
+ * holds), or the whole tree; `replaced`: files the call writes whole (what they held is not needed). A checkout filled on demand (tool/checkout-fill.ts) brings them in first.
+ */
+export type Touched = readonly string[] | 'all' | { replaced: readonly string[] };
+
 /** A tool is a spec plus a function of already-parsed JSON arguments. Tools validate their own args. */
 export interface Tool {
   spec: ToolSpec;
   /** True when the tool changes the worktree (write, edit, bash). */
   mutates: boolean;
+  /** What a call needs of the checkout (file tools and bash); absent: nothing (coordination tools). */
+  touches?(args: unknown): Touched;
   /** True when several calls of this tool in one response may run at once (e.g. assign_task). */
   parallel?: boolean;
   run(args: unknown, context: ToolContext): Promise<ToolResult>;

@@ -10,8 +10,8 @@
  * `.git` file (written last, so a crash mid-creation leaves no half repository that looks whole) is
  * read-only in the sandbox too: a command cannot point Colony's git at another repository.
  *
- * Creation costs one git process (`reset --hard` fills the index and the checkout); the rest is
- * plain files. A branch the hub already has (a released agent that resumes) is checked out again.
+ * Creation costs one git process (`reset --hard` fills the index and the checkout, or only its
+ * top-level files when it is lazy: lazy-checkout.ts); the rest is plain files. A branch the hub already has (a released agent that resumes) is checked out again.
  *
  * Publishing is `pack-objects --revs` in the agent's repository piped into `unpack-objects --strict`
  * in the hub, then `update-ref`. It was a `git fetch` from the agent's repository, whose ref
@@ -34,6 +34,7 @@ import { err, ok, type Result } from '../lang/result.js';
 import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
 import { revParse } from './integration/hub-git.js';
+import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
 import { isValidBranchName } from './ref-name.js';
 
 /** Folder (in the run folder) that holds the agents' git directories. */
@@ -58,12 +59,12 @@ export function repoEnv(repo: AgentRepo): Record<string, string> {
  * The config of every agent repository: no gc (its objects live in the hub), the agents' commit
  * identity (an agent may commit in its own bash), nothing that runs a program. Rewritten on every open, so a repository from an older Colony gets it too.
  */
-const AGENT_CONFIG = `[core]
+const agentConfig = (lazy: boolean) => `[core]
 \trepositoryformatversion = 0
 \tfilemode = true
 \tbare = false
 \tlogallrefupdates = true
-[gc]
+${lazy ? '\tsparseCheckout = true\n\tsparseCheckoutCone = false\n' : ''}[gc]
 \tauto = 0
 [user]
 \tname = Colony Agent
@@ -72,11 +73,15 @@ const AGENT_CONFIG = `[core]
 \tgpgsign = false
 `;
 
-/** Opens the agent's repository, creating it on `startCommit` (or the hub's branch) when absent. */
+/**
+ * Opens the agent's repository, creating it on `startCommit` (or the hub's branch) when absent;
+ * `lazy`: a new checkout holds the top-level files only and is filled on demand (lazy-checkout.ts).
+ */
 export async function openAgentRepo(options: {
   hubPath: string;
   repo: AgentRepo;
   startCommit: string;
+  lazy?: boolean;
 }): Promise<Result<{ head: string; created: boolean }>> {
   const { repo } = options;
   if (!isValidBranchName(repo.branch)) return err(`invalid branch name: ${repo.branch}`);
@@ -95,6 +100,10 @@ export async function openAgentRepo(options: {
   await rm(repo.gitDir, { recursive: true, force: true });
   const start = (await revParse(hub, `refs/heads/${repo.branch}^{commit}`)) ?? options.startCommit;
   await mkdir(path.join(repo.gitDir, 'refs', 'tags'), { recursive: true });
+  if (options.lazy) {
+    await mkdir(path.join(repo.gitDir, 'info'), { recursive: true });
+    await writeFile(sparseFileOf(repo), LAZY_START_PATTERNS);
+  }
   await writeColonyFiles(hub, repo);
   // Loose refs are plain files: the agent's branch, and `main` as the hub had it (sync moves it).
   await writeRef(repo.gitDir, repo.branch, start);
@@ -118,7 +127,7 @@ async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
   await mkdir(path.join(repo.gitDir, 'objects', 'info'), { recursive: true });
   await mkdir(path.join(repo.gitDir, 'hooks'), { recursive: true });
   await mkdir(path.join(repo.gitDir, 'info'), { recursive: true });
-  await writeFile(path.join(repo.gitDir, 'config'), AGENT_CONFIG);
+  await writeFile(path.join(repo.gitDir, 'config'), agentConfig(isLazy(repo)));
   await rm(path.join(repo.gitDir, 'commondir'), { force: true });
   await writeFile(path.join(repo.gitDir, 'objects', 'info', 'alternates'), `${path.join(hub, 'objects')}\n`);
   // Attributes in the git directory could name a filter; with no filter defined they do nothing, but
@@ -133,7 +142,12 @@ async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
  * repository is read through Colony's config and only for objects: what to leave out comes from the
  * hub's refs, and the hub checks every object it is given (see the file header).
  */
-export async function publishAgentRepo(hubPath: string, repo: AgentRepo): Promise<Result<string>> {
+export async function publishAgentRepo(
+  hubPath: string,
+  repo: AgentRepo,
+  /** HEAD's commit when the caller just made it (one git process fewer). */
+  knownHead?: string,
+): Promise<Result<string>> {
   const hub = path.resolve(hubPath);
   const failed = (reason: string) => err(`could not copy ${repo.branch} into the hub: ${reason}`);
   // git's ref store follows a `commondir` the agent wrote even with GIT_COMMON_DIR set (see git.ts).
@@ -141,12 +155,9 @@ export async function publishAgentRepo(hubPath: string, repo: AgentRepo): Promis
   // command), so removing it is safe.
   await rm(path.join(repo.gitDir, 'commondir'), { force: true });
   const env = repoEnv(repo);
-  const head = await git(['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}'], {
-    cwd: repo.gitDir,
-    env,
-  });
-  const commit = head.stdout.trim();
-  if (!head.ok || !OBJECT_ID.test(commit)) return failed(`could not read its HEAD: ${gitError(head)}`);
+  const head = knownHead ? ok(knownHead) : await readHead(repo);
+  if (!head.ok) return failed(`could not read its HEAD: ${head.error}`);
+  const commit = head.value;
   const known = await hubCommits(hub, [`refs/heads/${HUB_MAIN}`, `refs/heads/${repo.branch}`, commit]);
   if (!known.ok) return failed(known.error);
   const [mainTip, branchTip, present] = known.value;
@@ -168,6 +179,15 @@ export async function publishAgentRepo(hubPath: string, repo: AgentRepo): Promis
   // bytes did not match its name was stored under another name by unpack-objects, if at all.
   const moved = await git(['update-ref', '-m', 'publish', `refs/heads/${repo.branch}`, commit], { cwd: hub });
   return moved.ok ? ok(commit) : failed(gitError(moved));
+}
+
+async function readHead(repo: AgentRepo): Promise<Result<string>> {
+  const head = await git(['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}'], {
+    cwd: repo.gitDir,
+    env: repoEnv(repo),
+  });
+  const commit = head.stdout.trim();
+  return head.ok && OBJECT_ID.test(commit) ? ok(commit) : err(gitError(head));
 }
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;

@@ -16,6 +16,7 @@ import { err, type Result } from '../lang/result.js';
 import { Semaphore } from '../lang/semaphore.js';
 import { type Sandbox, setupSandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
+import type { CheckoutFill } from '../tool/checkout-fill.js';
 import {
   AGENT_GIT_DIRS,
   type AgentRepo,
@@ -25,6 +26,7 @@ import {
 } from './agent-repo.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
+import { LazyCheckout } from './lazy-checkout.js';
 import { fetchResult } from './result.js';
 
 /** The run's result in the user's repository: its branch ref, or null when nothing landed on main. */
@@ -38,8 +40,22 @@ export interface AgentWorkspace {
   /** The agent's checkout. */
   worktree: string;
   branch: string;
-  /** Copies the agent's current commit into the hub as its branch; returns that commit. */
-  publish(): Promise<Result<string>>;
+  /**
+   * Copies the agent's current commit into the hub as its branch; returns that commit. `head`: the
+   * commit HEAD is, when the caller just made it.
+   */
+  publish(head?: string): Promise<Result<string>>;
+  /** Brings files into the checkout (a lazy one, lazy-checkout.ts; else it has them all already). */
+  fill: CheckoutFill;
+}
+
+export interface AgentWorkspaceOptions {
+  /**
+   * The agent's tools fill its checkout on demand (tool/checkout-fill.ts), so a new one may start
+   * with the top-level files only. Ignored (a full checkout) with a setup command, which runs in
+   * the checkout, and on a fleet worker, whose work-in-progress snapshot reads the whole checkout.
+   */
+  lazy?: boolean;
 }
 
 export type WorkspaceResult<T> = Result<T>;
@@ -116,8 +132,8 @@ export class RunWorkspace {
   }
 
   /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
-  async publish(agent: string): Promise<Result<string>> {
-    const published = await publishAgentRepo(this.hubPath, this.repoOf(agent));
+  async publish(agent: string, head?: string): Promise<Result<string>> {
+    const published = await publishAgentRepo(this.hubPath, this.repoOf(agent), head);
     const upstream = this.options.upstream;
     if (!published.ok) return published;
     if (upstream) {
@@ -129,10 +145,10 @@ export class RunWorkspace {
   }
 
   /** The agent's worktree, created on first use (concurrent callers share one creation). */
-  forAgent(agent: string): Promise<WorkspaceResult<AgentWorkspace>> {
+  forAgent(agent: string, options: AgentWorkspaceOptions = {}): Promise<WorkspaceResult<AgentWorkspace>> {
     let pending = this.ready.get(agent);
     if (!pending) {
-      pending = this.create(agent);
+      pending = this.create(agent, options);
       this.ready.set(agent, pending);
       // A failed creation may be retried by a later call.
       void pending.then((r) => {
@@ -142,7 +158,10 @@ export class RunWorkspace {
     return pending;
   }
 
-  private async create(agent: string): Promise<WorkspaceResult<AgentWorkspace>> {
+  private async create(
+    agent: string,
+    options: AgentWorkspaceOptions,
+  ): Promise<WorkspaceResult<AgentWorkspace>> {
     const { runId, log, setup } = this.options;
     const repo = this.repoOf(agent);
     const { branch, checkout: worktree } = repo;
@@ -156,6 +175,7 @@ export class RunWorkspace {
     // starts where its conversation did, not on a main that moved since: its work in progress is a
     // snapshot on top of that commit, and what it read of the files stays true.
     const loggedBase = existing.find(isKind('workspace.ready'))?.data.baseCommit;
+    const lazy = options.lazy === true && !setup && !upstream;
     const opened = await this.checkouts.run(async () =>
       this.options.signal?.aborted
         ? err('the run ended first')
@@ -163,10 +183,17 @@ export class RunWorkspace {
             hubPath: this.hubPath,
             repo,
             startCommit: loggedBase ?? (await this.mainCommit()),
+            lazy,
           }),
     );
     if (!opened.ok) return opened;
     const main = opened.value;
+    const fill = new LazyCheckout(repo);
+    // A checkout left lazy by an earlier process, for an agent that now needs every file.
+    if (!lazy) {
+      const filled = await fill.all();
+      if (!filled.ok) return filled;
+    }
     if (upstream && main.created) {
       const restored = await upstream.restoreWip(agent, repo);
       if (!restored.ok) return restored;
@@ -198,7 +225,10 @@ export class RunWorkspace {
       if (result.exitCode !== 0)
         return { ok: false, error: `setup command failed in ${worktree} (exit ${result.exitCode})` };
     }
-    return { ok: true, value: { agent, worktree, branch, publish: () => this.publish(agent) } };
+    return {
+      ok: true,
+      value: { agent, worktree, branch, publish: (head) => this.publish(agent, head), fill },
+    };
   }
 
   private async mainCommit(): Promise<string> {

@@ -84,6 +84,8 @@ export function createBashTool(root: string, options: BashToolOptions = {}): Too
       'processes are killed when the command ends. Secrets are not in the environment.' +
       sandboxNote(options.sandbox),
     schema,
+    // The whole tree: a command may read or write any file of it.
+    touches: () => 'all',
     mutates: true,
     run(args, context) {
       const problem = argumentProblem(

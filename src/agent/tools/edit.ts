@@ -8,6 +8,7 @@ import { fail, ok, type Tool } from '../../tool/types.js';
 import { isGitInternal, resolveInside } from '../paths.js';
 import { mib, openRegularFile } from './file-kind.js';
 import { pathProblem } from './limits.js';
+import { touchedPath } from './touched.js';
 import { describeWriteError } from './write-errors.js';
 
 const MAX_LISTED_MATCHES = 20;
@@ -28,6 +29,7 @@ export function createEditTool(root: string): Tool {
       'byte for byte (whitespace included, without read line-number prefixes) and occur exactly once; ' +
       'add surrounding lines to make it unique.',
     schema,
+    touches: (args) => touchedPath(root, args.path),
     mutates: true,
     async run(args) {
       const tooLong = pathProblem(args.path);

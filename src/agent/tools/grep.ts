@@ -32,6 +32,8 @@ export function createGrepTool(root: string): Tool {
       'Search file contents with an extended regular expression (grep -E), recursively, skipping .git, ' +
       `node_modules and binary files. Returns "file:line: text" lines, at most ${GREP_MAX_RESULTS}.`,
     schema,
+    // The whole tree: a search reads every file of it.
+    touches: () => 'all',
     mutates: false,
     async run(args) {
       const problem =

@@ -7,6 +7,7 @@ import { fail, ok, type Tool } from '../../tool/types.js';
 import { resolveInside } from '../paths.js';
 import { describeKind } from './file-kind.js';
 import { pathProblem } from './limits.js';
+import { touchedPath } from './touched.js';
 
 export const LS_MAX_ENTRIES = 1000;
 
@@ -20,6 +21,7 @@ export function createLsTool(root: string): Tool {
     description:
       'List a folder: one entry per line, sorted, folders end with "/", symbolic links show ' +
       `"name -> target". Skips .git. At most ${LS_MAX_ENTRIES} entries.`,
+    touches: (args) => touchedPath(root, args.path ?? '.'),
     schema,
     mutates: false,
     async run(args) {

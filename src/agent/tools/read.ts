@@ -10,6 +10,7 @@ import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { resolveInside } from '../paths.js';
 import { mib, openRegularFile } from './file-kind.js';
 import { pathProblem } from './limits.js';
+import { touchedPath } from './touched.js';
 
 export const READ_DEFAULT_LIMIT = 2000;
 export const READ_MAX_LINE_CHARS = 2000;
@@ -42,6 +43,7 @@ export function createReadTool(root: string): Tool {
       `Reads up to ${READ_DEFAULT_LIMIT} lines by default; use offset/limit to page through long files. ` +
       `Lines longer than ${READ_MAX_LINE_CHARS} characters are truncated.`,
     schema,
+    touches: (args) => touchedPath(root, args.path),
     mutates: false,
     async run(args) {
       const tooLong = pathProblem(args.path);

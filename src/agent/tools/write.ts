@@ -7,6 +7,7 @@ import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { isGitInternal, resolveInside } from '../paths.js';
 import { pathProblem } from './limits.js';
+import { touchedPath } from './touched.js';
 import { describeWriteError } from './write-errors.js';
 
 const schema = z.object({
@@ -21,6 +22,11 @@ export function createWriteTool(root: string): Tool {
       'Create a file or replace its whole content. Missing parent folders are created. ' +
       'For small changes to an existing file prefer edit.',
     schema,
+    touches: (args) => {
+      const touched = touchedPath(root, args.path);
+      // Written whole: the file need not be checked out first.
+      return touched === 'all' ? [] : { replaced: touched };
+    },
     mutates: true,
     async run(args) {
       const tooLong = pathProblem(args.path);

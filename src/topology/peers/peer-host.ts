@@ -31,7 +31,7 @@ import {
   createSyncTool,
   type IntegrationPort,
 } from '../../workspace/integration/tools.js';
-import type { AgentWorkspace } from '../../workspace/run-workspace.js';
+import type { AgentWorkspace, AgentWorkspaceOptions } from '../../workspace/run-workspace.js';
 import type { Emit } from '../team-run.js';
 import { type PeerActivity, trackActivity } from './activity.js';
 import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './prompt.js';
@@ -47,7 +47,7 @@ export type PeerEnd =
 export interface PeerWorkspace {
   /** The hub (or a worker's mirror of it) the sync tool reads main from. */
   hubPath: string;
-  forAgent(agent: string): Promise<Result<AgentWorkspace>>;
+  forAgent(agent: string, options?: AgentWorkspaceOptions): Promise<Result<AgentWorkspace>>;
   release(agent: string): Promise<Result<void>>;
 }
 
@@ -153,15 +153,17 @@ export class PeerHost {
     const started = history.find(isKind('agent.started'));
     const finished = history.find(isKind('agent.finished'));
     if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
-    const ws = await this.options.workspace.forAgent(agent);
+    // A built-in peer's tools fill its checkout as they go; a CLI has file tools of its own.
+    const ws = await this.options.workspace.forAgent(agent, { lazy: !cliOf(spec, agent) });
     if (!ws.ok) return { agent, started: false, error: ws.error };
-    const { worktree, branch, publish } = ws.value;
+    const { worktree, branch, publish, fill } = ws.value;
     const base = toolsForProfile('coder', worktree, {
       bash: {
         baseEnv: this.options.commandEnv,
         defaultTimeoutS: spec.bashTimeoutS,
         sandbox: this.options.sandbox,
       },
+      fill,
     });
     if (!base.ok) return { agent, started: false, error: base.error };
     const { integrators } = this.options;

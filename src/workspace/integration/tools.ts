@@ -22,8 +22,8 @@ export interface IntegrationToolContext {
   worktree: string;
   /** The agent's branch in the hub (`agent/<name>`). */
   branch: string;
-  /** Copies the agent's current commit into the hub as `branch` (its repository is its own). */
-  publish(): Promise<Result<string>>;
+  /** Copies the agent's current commit (`head` when known) into the hub as `branch` (its repository is its own). */
+  publish(head?: string): Promise<Result<string>>;
   queue: IntegrationPort;
   hubPath: string;
   log: EventLog;
@@ -70,7 +70,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     async run({ note }, context) {
       const committed = await commitAll(ctx.worktree, note);
       if (!committed.ok) return fail(`merge_request: could not commit your changes: ${committed.error}`);
-      const published = await ctx.publish();
+      const published = await ctx.publish(committed.status === 'committed' ? committed.commit : undefined);
       if (!published.ok) return fail(`merge_request: ${published.error}`);
       const queued = await ctx.queue.enqueue({
         agent: ctx.agent,
