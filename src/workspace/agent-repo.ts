@@ -33,8 +33,9 @@ import { launch } from '../core/launcher.js';
 import { err, ok, type Result } from '../lang/result.js';
 import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
-import { revParse } from './integration/hub-git.js';
+import { revParse, updateRefs } from './integration/hub-git.js';
 import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
+import { readLooseRef } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
 /** Folder (in the run folder) that holds the agents' git directories. */
@@ -145,8 +146,12 @@ async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
 export async function publishAgentRepo(
   hubPath: string,
   repo: AgentRepo,
-  /** HEAD's commit when the caller just made it (one git process fewer). */
-  knownHead?: string,
+  options: {
+    /** HEAD's commit when the caller just made it (one git process fewer). */
+    knownHead?: string;
+    /** Moves the hub's branch (a RefUpdateBatch's, shared by a burst of publishes); default: alone. */
+    moveBranch?: (ref: string, commit: string) => Promise<Result<void>>;
+  } = {},
 ): Promise<Result<string>> {
   const hub = path.resolve(hubPath);
   const failed = (reason: string) => err(`could not copy ${repo.branch} into the hub: ${reason}`);
@@ -155,12 +160,13 @@ export async function publishAgentRepo(
   // command), so removing it is safe.
   await rm(path.join(repo.gitDir, 'commondir'), { force: true });
   const env = repoEnv(repo);
-  const head = knownHead ? ok(knownHead) : await readHead(repo);
+  const head = options.knownHead ? ok(options.knownHead) : await readHead(repo);
   if (!head.ok) return failed(`could not read its HEAD: ${head.error}`);
   const commit = head.value;
-  const known = await hubCommits(hub, [`refs/heads/${HUB_MAIN}`, `refs/heads/${repo.branch}`, commit]);
+  const branchRef = `refs/heads/${repo.branch}`;
+  const known = await hubTips(hub, branchRef, commit);
   if (!known.ok) return failed(known.error);
-  const [mainTip, branchTip, present] = known.value;
+  const { mainTip, branchTip, present } = known.value;
   if (branchTip === commit) return ok(commit);
   // A commit the hub has already (main's, or the agent went back to an older one) needs no copy.
   if (!present) {
@@ -177,8 +183,31 @@ export async function publishAgentRepo(
   }
   // Forced, as the fetch's `+HEAD:` was. It refuses an object the hub does not have: a commit whose
   // bytes did not match its name was stored under another name by unpack-objects, if at all.
-  const moved = await git(['update-ref', '-m', 'publish', `refs/heads/${repo.branch}`, commit], { cwd: hub });
-  return moved.ok ? ok(commit) : failed(gitError(moved));
+  const moved = options.moveBranch
+    ? await options.moveBranch(branchRef, commit)
+    : await updateRefs(hub, [{ ref: branchRef, to: commit }], 'publish');
+  return moved.ok ? ok(commit) : failed(moved.error);
+}
+
+/**
+ * The hub's main and the agent's branch there (what the copy leaves out), from their ref files when
+ * they have one (no git process); else from git, with whether the hub has the commit already.
+ */
+async function hubTips(
+  hub: string,
+  branchRef: string,
+  commit: string,
+): Promise<Result<{ mainTip: string | null; branchTip: string | null; present: boolean }>> {
+  const mainTip = await readLooseRef(hub, `refs/heads/${HUB_MAIN}`);
+  const branchTip = await readLooseRef(hub, branchRef);
+  // A commit the hub has already goes into the copy at most once more (unpack-objects skips what
+  // the hub has): no need to ask.
+  if (mainTip && (branchTip || !existsSync(path.join(hub, 'packed-refs'))))
+    return ok({ mainTip, branchTip, present: false });
+  const known = await hubCommits(hub, [`refs/heads/${HUB_MAIN}`, branchRef, commit]);
+  if (!known.ok) return known;
+  const [main = null, branch = null, present = null] = known.value;
+  return ok({ mainTip: main, branchTip: branch, present: present !== null });
 }
 
 async function readHead(repo: AgentRepo): Promise<Result<string>> {
@@ -203,6 +232,12 @@ async function hubCommits(hub: string, names: string[]): Promise<Result<Array<st
 
 /** Removes the agent's checkout and git directory (publish first: its branch stays in the hub). */
 export async function removeAgentRepo(repo: AgentRepo): Promise<void> {
+  // A lazy checkout holds what the agent's tools touched: a few files, not worth a process.
+  if (isLazy(repo)) {
+    await rm(repo.checkout, { recursive: true, force: true });
+    await rm(repo.gitDir, { recursive: true, force: true });
+    return;
+  }
   // `rm` in a launcher: fs.rm would run a callback per file (a million for 1,000 peers' checkouts of
   // 1,000 files) on Colony's event loop, between the model responses and tool results it serves.
   const removed = await launch('rm', ['-rf', '--', repo.checkout, repo.gitDir], {

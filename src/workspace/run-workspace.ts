@@ -27,6 +27,8 @@ import {
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
 import { LazyCheckout } from './lazy-checkout.js';
+import { readLooseRef } from './loose-ref.js';
+import { RefUpdateBatch } from './ref-batch.js';
 import { fetchResult } from './result.js';
 
 /** The run's result in the user's repository: its branch ref, or null when nothing landed on main. */
@@ -93,6 +95,8 @@ export class RunWorkspace {
   private readonly checkouts = new Semaphore(CHECKOUTS_AT_ONCE);
   /** The commit each agent's branch has in the hub, as this process last published it. */
   private readonly published = new Map<string, string>();
+  /** Publishes that come together move their branches in one git process. */
+  private readonly branchMoves: RefUpdateBatch;
 
   constructor(
     private readonly options: {
@@ -111,6 +115,7 @@ export class RunWorkspace {
     },
   ) {
     this.hubPath = join(options.runDir, 'hub.git');
+    this.branchMoves = new RefUpdateBatch(this.hubPath, 'publish');
   }
 
   async open(): Promise<WorkspaceResult<string>> {
@@ -133,7 +138,10 @@ export class RunWorkspace {
 
   /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
   async publish(agent: string, head?: string): Promise<Result<string>> {
-    const published = await publishAgentRepo(this.hubPath, this.repoOf(agent), head);
+    const published = await publishAgentRepo(this.hubPath, this.repoOf(agent), {
+      ...(head ? { knownHead: head } : {}),
+      moveBranch: (ref, commit) => this.branchMoves.update(ref, commit),
+    });
     const upstream = this.options.upstream;
     if (!published.ok) return published;
     if (upstream) {
@@ -232,6 +240,8 @@ export class RunWorkspace {
   }
 
   private async mainCommit(): Promise<string> {
+    const loose = await readLooseRef(this.hubPath, `refs/heads/${HUB_MAIN}`);
+    if (loose) return loose;
     const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: this.hubPath });
     return head.ok ? head.stdout.trim() : this.options.baseCommit;
   }

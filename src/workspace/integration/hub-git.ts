@@ -56,17 +56,22 @@ export async function commitTree(
   return { ok: true, commit: result.stdout.trim() };
 }
 
-/** Points refs at commits in one transaction; `expectOld` guards against a concurrent change. */
+/**
+ * Points refs at commits in one transaction; `expectOld` guards against a concurrent change;
+ * `message` goes into the reflogs.
+ */
 export async function updateRefs(
   hub: string,
   updates: { ref: string; to: string; expectOld?: string }[],
+  message?: string,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
   const lines = ['start'];
   for (const update of updates) {
     lines.push(`update ${update.ref} ${update.to}${update.expectOld ? ` ${update.expectOld}` : ''}`);
   }
   lines.push('prepare', 'commit', '');
-  const result = await gitWithInput(hub, ['update-ref', '--stdin'], lines.join('\n'));
+  const args = ['update-ref', ...(message ? ['-m', message] : []), '--stdin'];
+  const result = await gitWithInput(hub, args, lines.join('\n'));
   return result.ok ? { ok: true } : { ok: false, error: result.error };
 }
 
