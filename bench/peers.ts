@@ -12,6 +12,7 @@
  *        [--mode claims|board] [--home DIR] [--keep] [--sample-ms 250] [--sandbox off|on]
  *        [--merge-check trivial|tests] [--cpu-prof FILE] (diagnosis: a CPU profile of executeRun)
  *        [--workers K [--slots S]] [--model-server] [--postgres embedded|debian] [--max-connections M]
+ *        [--pg-stats] (diagnosis, Debian Postgres: the costliest statements, on stderr)
  *
  * `--mode` (bench/lib/peers-policy.ts): `claims` (default) finds work by grep + free-form claims;
  * `board` through the task board (one peer adds a task per broken file, the others claim_next).
@@ -160,6 +161,7 @@ async function main(): Promise<void> {
       poolSize: 16,
       cleanup,
       maxConnections: args.number('max-connections', 400),
+      statements: args.flag('pg-stats'),
     });
     const { store } = db;
     say(`${dbKind} Postgres ready`);
@@ -284,6 +286,10 @@ async function main(): Promise<void> {
     rss.stop();
     if (!result.ok) throw new Error(fleet ? `${result.error}\nworkers:\n${fleet.tails()}` : result.error);
 
+    if (db.topStatements)
+      process.stderr.write(
+        `${await db.topStatements().catch((e: Error) => `pg_stat_statements: ${e.message}`)}\n`,
+      );
     const events = await store.log.read(spec.runId);
     if (args.flag('keep') && db.kind === 'debian') {
       // The Debian Postgres goes with the benchmark: keep the run's log for a look afterwards.

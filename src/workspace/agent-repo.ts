@@ -57,8 +57,10 @@ export function repoEnv(repo: AgentRepo): Record<string, string> {
 }
 
 /**
- * The config of every agent repository: no gc (its objects live in the hub), the agents' commit
- * identity (an agent may commit in its own bash), nothing that runs a program. Rewritten on every open, so a repository from an older Colony gets it too.
+ * The config of every agent repository: no gc (its objects live in the hub) and no automatic
+ * maintenance (else every `git commit` starts a `git maintenance run --auto` that finds nothing to do:
+ * a second process per commit), the agents' commit identity (an agent may commit in its own bash),
+ * nothing that runs a program. Rewritten on every open, so a repository from an older Colony gets it too.
  */
 const agentConfig = (lazy: boolean) => `[core]
 \trepositoryformatversion = 0
@@ -67,6 +69,8 @@ const agentConfig = (lazy: boolean) => `[core]
 \tlogallrefupdates = true
 ${lazy ? '\tsparseCheckout = true\n\tsparseCheckoutCone = false\n' : ''}[gc]
 \tauto = 0
+[maintenance]
+\tauto = false
 [user]
 \tname = Colony Agent
 \temail = agent@colony.local
