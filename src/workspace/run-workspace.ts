@@ -35,7 +35,7 @@ import { fetchResult } from './result.js';
 export type FinishResult = { ok: true; ref: string | null; commit: string } | { ok: false; error: string };
 
 import { runShellCommand } from './shell-command.js';
-import { commitAll, removeWorktree, worktreeState } from './worktree.js';
+import { commitChanges, removeWorktree, worktreeState } from './worktree.js';
 
 export interface AgentWorkspace {
   agent: string;
@@ -262,7 +262,10 @@ export class RunWorkspace {
     if (!state.ok) return state;
     const { head, clean } = state.value;
     if (!clean) {
-      const saved = await commitAll(repo.checkout, `colony: uncommitted work of ${agent} when it finished`);
+      const saved = await commitChanges(
+        repo.checkout,
+        `colony: uncommitted work of ${agent} when it finished`,
+      );
       if (!saved.ok) return saved;
     }
     // Published already (its last merge_request or sync) and nothing since: no copy to make.

@@ -4,12 +4,13 @@
  * Creation is idempotent: after a crash a re-run reuses the worktree with its files intact.
  * Git calls are kept to one or two per new worktree: process starts dominate at scale.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
 import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
 import { withHubLock } from './hub-lock.js';
+import { readLooseRef } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
 export type WorktreeResult =
@@ -77,25 +78,70 @@ async function addWorktreeLocked(
  */
 export async function commitAll(worktreePath: string, message: string): Promise<CommitResult> {
   const cwd = path.resolve(worktreePath);
+  const made = await stageAndCommit(cwd, message);
+  if (made !== null) return made;
+  // The commit and what it changed against its first parent (a merge commit: what the merge brought).
+  const show = ['show', '--diff-merges=first-parent', '--no-renames', '--name-only', '-z', '--format=%H'];
+  const shown = await git([...show, 'HEAD'], { cwd });
+  if (!shown.ok) return { ok: false, error: `git show failed in ${cwd}: ${gitError(shown)}` };
+  const [head = '', ...names] = shown.stdout.split('\0');
+  const files = names.map((name) => name.replace(/^\n/, '')).filter((name) => name !== '');
+  return { ok: true, status: 'committed', commit: head.trim(), files };
+}
+
+export type CommitIdResult =
+  | { ok: true; status: 'committed'; commit: string }
+  | { ok: true; status: 'nothing-to-commit' }
+  | { ok: false; error: string };
+
+/**
+ * commitAll without the list of files (merge_request's path, taken by every peer's every change):
+ * the new commit is read from the ref files of an agent repository, so it is two git processes.
+ */
+export async function commitChanges(worktreePath: string, message: string): Promise<CommitIdResult> {
+  const cwd = path.resolve(worktreePath);
+  const made = await stageAndCommit(cwd, message);
+  if (made !== null) return made;
+  const head = (await headFromFiles(cwd)) ?? (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim();
+  return /^[0-9a-f]{40}/.test(head)
+    ? { ok: true, status: 'committed', commit: head }
+    : { ok: false, error: `could not read the new commit in ${cwd}` };
+}
+
+/** `add` and `commit`; null when a commit was made, else the outcome. */
+async function stageAndCommit(
+  cwd: string,
+  message: string,
+): Promise<{ ok: true; status: 'nothing-to-commit' } | { ok: false; error: string } | null> {
   const add = await git(['add', '-A', '--sparse'], { cwd });
   if (!add.ok) return { ok: false, error: `git add failed in ${cwd}: ${gitError(add)}` };
-  // Three git processes, not five: at 1,000 peers each one is ~3 ms of a 2-core machine per request.
   const commit = await git([...AGENT_COMMIT_CONFIG, 'commit', '--no-verify', '--quiet', '-m', message], {
     cwd,
   });
-  if (!commit.ok) {
-    // Nothing staged (commit exits 1): a merge_request with no new change, the usual failure.
-    const nothingStaged = await git(['diff', '--cached', '--quiet'], { cwd });
-    if (nothingStaged.ok) return { ok: true, status: 'nothing-to-commit' };
-    return { ok: false, error: `git commit failed in ${cwd}: ${gitError(commit)}` };
+  if (commit.ok) return null;
+  // Nothing staged (commit exits 1): a merge_request with no new change, the usual failure.
+  const nothingStaged = await git(['diff', '--cached', '--quiet'], { cwd });
+  if (nothingStaged.ok) return { ok: true, status: 'nothing-to-commit' };
+  return { ok: false, error: `git commit failed in ${cwd}: ${gitError(commit)}` };
+}
+
+/**
+ * HEAD's commit read from the files of a checkout whose `.git` names a git directory of its own (an
+ * agent repository: workspace/agent-repo.ts); null when git must be asked (a hub worktree, a packed
+ * or symbolic ref).
+ */
+async function headFromFiles(cwd: string): Promise<string | null> {
+  try {
+    const dotGit = await readFile(path.join(cwd, '.git'), 'utf8');
+    const gitDir = /^gitdir:\s*(.+?)\s*$/m.exec(dotGit)?.[1];
+    if (!gitDir || existsSync(path.join(gitDir, 'commondir'))) return null;
+    const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
+    const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+    if (ref) return readLooseRef(gitDir, ref);
+    return /^[0-9a-f]{40}$/.test(head) ? head : null;
+  } catch {
+    return null;
   }
-  // The commit and what it changed against its first parent (a merge commit: what the merge brought).
-  const show = ['show', '--diff-merges=first-parent', '--no-renames', '--name-only', '-z', '--format=%H'];
-  const made = await git([...show, 'HEAD'], { cwd });
-  if (!made.ok) return { ok: false, error: `git show failed in ${cwd}: ${gitError(made)}` };
-  const [head = '', ...names] = made.stdout.split('\0');
-  const files = names.map((name) => name.replace(/^\n/, '')).filter((name) => name !== '');
-  return { ok: true, status: 'committed', commit: head.trim(), files };
 }
 
 /** A checkout's commit and whether it holds anything uncommitted (untracked files count). */

@@ -15,7 +15,7 @@ import type { Tool } from '../../src/tool/types.js';
 import { syncWorktree } from '../../src/workspace/integration/sync.js';
 import { isLazy, sparsePattern } from '../../src/workspace/lazy-checkout.js';
 import { type AgentWorkspace, RunWorkspace } from '../../src/workspace/run-workspace.js';
-import { commitAll } from '../../src/workspace/worktree.js';
+import { commitAll, commitChanges } from '../../src/workspace/worktree.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { sh, write } from './helpers.js';
@@ -237,6 +237,26 @@ function syncOptions(ws: RunWorkspace, agent: AgentWorkspace) {
     publish: () => agent.publish(),
   };
 }
+
+describe('commitChanges', () => {
+  it('reads the new commit from the ref files, or from git once the agent packed its refs', async () => {
+    const { agent, repo, call } = await lazyAgent();
+    const head = () =>
+      execFileSync('git', ['rev-parse', 'HEAD'], { cwd: agent.worktree, encoding: 'utf8' }).trim();
+    await call('write', { path: 'src/a.ts', content: 'one\n' });
+    expect(await commitChanges(agent.worktree, 'one')).toEqual({
+      ok: true,
+      status: 'committed',
+      commit: head(),
+    });
+    execFileSync('git', ['pack-refs', '--all'], { cwd: agent.worktree });
+    expect(existsSync(join(repo.gitDir, 'refs', 'heads', 'agent', 'peer-1'))).toBe(false);
+    await call('write', { path: 'src/a.ts', content: 'two\n' });
+    const second = await commitChanges(agent.worktree, 'two');
+    expect(second).toEqual({ ok: true, status: 'committed', commit: head() });
+    expect(await commitChanges(agent.worktree, 'nothing')).toEqual({ ok: true, status: 'nothing-to-commit' });
+  });
+});
 
 describe('sparsePattern', () => {
   it('matches the path literally', () => {

@@ -15,7 +15,7 @@ import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
 import { AGENT_COMMIT_CONFIG, git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
-import { commitAll } from '../worktree.js';
+import { commitChanges } from '../worktree.js';
 import { isAncestor, revParse, updateRefs } from './hub-git.js';
 
 export interface SyncOptions {
@@ -68,7 +68,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd });
 
   let wipCommit: string | null = null;
-  const wip = await commitAll(cwd, 'WIP (committed by sync)');
+  const wip = await commitChanges(cwd, 'WIP (committed by sync)');
   if (!wip.ok) return { ok: false, error: wip.error };
   if (wip.status === 'committed') wipCommit = wip.commit;
   // The hub holds the pre-sync commits (pinned below before a rebase rewrites them).

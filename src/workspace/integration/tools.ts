@@ -4,7 +4,7 @@ import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
-import { commitAll } from '../worktree.js';
+import { commitChanges } from '../worktree.js';
 import type { IntegrationQueue } from './queue.js';
 import { type SyncResult, syncWorktree } from './sync.js';
 import { resultText } from './texts.js';
@@ -68,7 +68,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     schema: MERGE_REQUEST_SCHEMA,
     mutates: true,
     async run({ note }, context) {
-      const committed = await commitAll(ctx.worktree, note);
+      const committed = await commitChanges(ctx.worktree, note);
       if (!committed.ok) return fail(`merge_request: could not commit your changes: ${committed.error}`);
       const published = await ctx.publish(committed.status === 'committed' ? committed.commit : undefined);
       if (!published.ok) return fail(`merge_request: ${published.error}`);
