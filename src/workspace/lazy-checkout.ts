@@ -51,13 +51,19 @@ export class LazyCheckout implements CheckoutFill {
   /** The patterns in the sparse-checkout file, once read. */
   private patterns: Set<string> | null = null;
 
-  constructor(private readonly repo: AgentRepo) {}
+  constructor(
+    private readonly repo: AgentRepo,
+    /** Called before every fill: a tool is about to read or change files of the checkout. */
+    private readonly onTouch: () => void = () => {},
+  ) {}
 
   paths(rels: readonly string[], options: { replaced?: boolean } = {}): Promise<Result<void>> {
+    this.onTouch();
     return this.serially(() => this.fillPaths(rels, options.replaced === true));
   }
 
   all(): Promise<Result<void>> {
+    this.onTouch();
     return this.serially(() => this.fillAll());
   }
 

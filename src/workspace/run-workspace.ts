@@ -26,7 +26,7 @@ import {
 } from './agent-repo.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
-import { LazyCheckout } from './lazy-checkout.js';
+import { isLazy, LazyCheckout } from './lazy-checkout.js';
 import { readLooseRef } from './loose-ref.js';
 import { RefUpdateBatch } from './ref-batch.js';
 import { fetchResult } from './result.js';
@@ -95,6 +95,12 @@ export class RunWorkspace {
   private readonly checkouts = new Semaphore(CHECKOUTS_AT_ONCE);
   /** The commit each agent's branch has in the hub, as this process last published it. */
   private readonly published = new Map<string, string>();
+  /**
+   * Agents whose checkout is known to be clean at this commit: published with the commit just made
+   * (merge_request), and no file tool called since. Only a lazy checkout's is trusted (its files
+   * change through the tools alone: bash or a CLI makes it full first), and only in this process.
+   */
+  private readonly cleanAt = new Map<string, string>();
   /** Publishes that come together move their branches in one git process. */
   private readonly branchMoves: RefUpdateBatch;
 
@@ -138,6 +144,8 @@ export class RunWorkspace {
 
   /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
   async publish(agent: string, head?: string): Promise<Result<string>> {
+    // Without `head` (sync, release) the checkout may have moved: nothing is known of it.
+    if (!head) this.cleanAt.delete(agent);
     const published = await publishAgentRepo(this.hubPath, this.repoOf(agent), {
       ...(head ? { knownHead: head } : {}),
       moveBranch: (ref, commit) => this.branchMoves.update(ref, commit),
@@ -149,6 +157,7 @@ export class RunWorkspace {
       if (!pushed.ok) return pushed;
     }
     this.published.set(agent, published.value);
+    if (head) this.cleanAt.set(agent, head);
     return published;
   }
 
@@ -196,7 +205,7 @@ export class RunWorkspace {
     );
     if (!opened.ok) return opened;
     const main = opened.value;
-    const fill = new LazyCheckout(repo);
+    const fill = new LazyCheckout(repo, () => this.cleanAt.delete(agent));
     // A checkout left lazy by an earlier process, for an agent that now needs every file.
     if (!lazy) {
       const filled = await fill.all();
@@ -254,7 +263,16 @@ export class RunWorkspace {
   async release(agent: string): Promise<WorkspaceResult<void>> {
     const repo = this.repoOf(agent);
     this.ready.delete(agent);
+    const cleanAt = this.cleanAt.get(agent);
+    this.cleanAt.delete(agent);
     if (!existsSync(join(repo.checkout, '.git'))) {
+      await removeAgentRepo(repo);
+      return { ok: true, value: undefined };
+    }
+    // Its last merge_request committed and published everything, and no tool touched a file since:
+    // no `git status` (at the end of a 1,000-peer run, hundreds of agents are released at once).
+    if (cleanAt !== undefined && this.published.get(agent) === cleanAt && isLazy(repo)) {
+      this.published.delete(agent);
       await removeAgentRepo(repo);
       return { ok: true, value: undefined };
     }

@@ -238,6 +238,28 @@ function syncOptions(ws: RunWorkspace, agent: AgentWorkspace) {
   };
 }
 
+describe('release of a lazy checkout', () => {
+  it('saves a change a tool made after the last merge request published everything', async () => {
+    const { ws, agent, call } = await lazyAgent();
+    await call('write', { path: 'src/a.ts', content: 'published\n' });
+    const committed = await commitChanges(agent.worktree, 'first');
+    if (!committed.ok || committed.status !== 'committed') throw new Error(JSON.stringify(committed));
+    expect((await agent.publish(committed.commit)).ok).toBe(true);
+    await call('edit', { path: 'src/b.ts', old: '= 2', new: '= 22' });
+    expect(await ws.release('peer-1')).toEqual({ ok: true, value: undefined });
+    expect(existsSync(agent.worktree)).toBe(false);
+    const tip = execFileSync('git', ['rev-parse', 'agent/peer-1'], {
+      cwd: ws.hubPath,
+      encoding: 'utf8',
+    }).trim();
+    expect(treeOf(ws.hubPath, tip)).toEqual({
+      ...FILES,
+      'src/a.ts': 'published\n',
+      'src/b.ts': 'export const b = 22;\n',
+    });
+  });
+});
+
 describe('commitChanges', () => {
   it('reads the new commit from the ref files, or from git once the agent packed its refs', async () => {
     const { agent, repo, call } = await lazyAgent();
