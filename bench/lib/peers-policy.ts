@@ -144,17 +144,18 @@ function boardTurn(
       if (/The board is empty/.test(lastResult)) {
         const planned = calls.some((c) => c.name === 'claim' && c.arguments.includes('task:plan'));
         if (!planned) return call('claim', { scope: 'task:plan', summary: 'list the broken files as tasks' });
-        return call('claim_next', {});
+        // Another peer is planning: wait for its tasks (prompts/peer.md) rather than ask turn after turn.
+        return call('claim_next', { wait: true });
       }
-      // Tasks wait for predecessors: look again. Otherwise what is left is held by others (or done):
+      // Tasks wait for predecessors: wait for one. Otherwise what is left is held by others (or done):
       // wait for this peer's own requests, then answer.
       if (/\b[1-9]\d* blocked\b/.test(lastResult) && !/Every task is done/.test(lastResult))
-        return call('claim_next', {});
+        return call('claim_next', { wait: true });
       return finish(`nothing left for me on the board after ${mine} claim_next calls`);
     }
     case 'claim':
       if (/^Granted/.test(lastResult)) return call('bash', { command: 'grep -rl broken files || true' });
-      return call('claim_next', {});
+      return call('claim_next', { wait: true });
     case 'bash': {
       const broken = [...new Set(lastResult.match(/files\/f\d+\.txt/g) ?? [])];
       return call('tasks_add', { tasks: broken.map((file) => ({ title: `fix ${file}`, scope: file })) });

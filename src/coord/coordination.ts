@@ -3,6 +3,7 @@
  * connection), claims and the task board on them. Create one per process; close it before closing the store.
  */
 import type { Store } from '../store/index.js';
+import { BoardSignal } from './board-signal.js';
 import { ClaimService } from './claims.js';
 import { ContextService } from './context.js';
 import { NotifyListener } from './listener.js';
@@ -22,6 +23,8 @@ export class Coordination {
   readonly claims: ClaimService;
   readonly tasks: TaskService;
   readonly listener: NotifyListener;
+  /** Wakes `claim_next {wait}` callers when this process changes the board. */
+  readonly board = new BoardSignal();
 
   constructor(store: Pick<Store, 'pool' | 'connection'>, options: CoordinationOptions = {}) {
     this.listener = new NotifyListener(store.connection);

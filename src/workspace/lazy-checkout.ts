@@ -26,6 +26,13 @@ import type { CheckoutFill } from '../tool/checkout-fill.js';
 import type { AgentRepo } from './agent-repo.js';
 import { git, gitError } from './git.js';
 
+/**
+ * Paths brought in one by one before the checkout is made full instead: git matches every non-cone
+ * pattern against every index entry when it applies them, so thousands of patterns would cost more
+ * than the files they spare.
+ */
+export const MAX_LAZY_PATHS = 200;
+
 /** The patterns a lazy checkout starts with: every file at the top level, no folder. */
 export const LAZY_START_PATTERNS = '/*\n!/*/\n';
 
@@ -80,6 +87,7 @@ export class LazyCheckout implements CheckoutFill {
     this.patterns = patterns;
     const added = rels.filter((rel) => !patterns.has(sparsePattern(rel)));
     if (added.length === 0) return ok(undefined);
+    if (patterns.size + added.length > MAX_LAZY_PATHS) return this.fillAll();
     for (const rel of added) patterns.add(sparsePattern(rel));
     await writeFile(file, `${[...patterns].join('\n')}\n`);
     // A file already here, or one about to be written whole, needs only its pattern (so git keeps

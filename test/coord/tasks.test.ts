@@ -7,6 +7,7 @@ import {
   isDoneOutcome,
   type TaskInput,
 } from '../../src/coord/index.js';
+import { createClaimNextTool } from '../../src/coord/tools/claim-next.js';
 import type { StoredEvent } from '../../src/core/events.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
@@ -390,5 +391,63 @@ describe('task board', () => {
     expect((await run('c', 'claim_next', {})).content).toMatch(/^Task #2: parser/);
     await run('c', 'release', { scope: 'src/parser.ts', outcome: 'landed' });
     expect((await run('c', 'claim_next', {})).content).toMatch(/Every task is done: stop taking tasks/);
+  });
+
+  describe('claim_next {wait}', () => {
+    // No re-check and no time limit that a test could reach: only a change, a message or the end wakes it.
+    const tool = (runId: string, agent: string, maxWaitMs = 600_000) =>
+      createClaimNextTool(coord, runId, agent, { maxWaitMs, recheckMs: 600_000 });
+    const tools = (runId: string, agent: string) => createCoordinationTools(coord, runId, agent);
+    const run = (runId: string, agent: string, name: string, args: unknown) =>
+      tools(runId, agent)
+        .find((t) => t.spec.name === name)!
+        .run(args, {});
+
+    it('waits on an empty board until another agent adds tasks, then takes one', async () => {
+      const runId = testRunId('tasks');
+      const waiting = tool(runId, 'w').run({ wait: true }, {});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await run(runId, 'planner', 'tasks_add', { tasks: [{ title: 'one', scope: 'src/one.ts' }] });
+      const got = await waiting;
+      expect(got.content).toMatch(/^Task #1: one\nScope: src\/one\.ts\. You now hold/);
+    });
+
+    it('waits for a blocked task until its predecessor is released done', async () => {
+      const runId = testRunId('tasks');
+      await add(runId, [
+        { title: 'lexer', scope: 'src/lexer.ts' },
+        { title: 'parser', scope: 'src/parser.ts', after: ['src/lexer.ts'] },
+      ]);
+      expect(taskId(await next(runId, 'a'))).toBe(1);
+      const waiting = tool(runId, 'b').run({ wait: true }, {});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await run(runId, 'a', 'release', { scope: 'src/lexer.ts', outcome: 'done' });
+      expect((await waiting).content).toMatch(/^Task #2: parser/);
+    });
+
+    it('answers when a direct message comes, so the agent can read it', async () => {
+      const runId = testRunId('tasks');
+      await add(runId, [{ title: 'held', scope: 'src/held.ts' }]);
+      expect(taskId(await next(runId, 'a'))).toBe(1);
+      const waiting = tool(runId, 'b').run({ wait: true }, {});
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const sent = await coord.messages.send({ runId, from: 'a', to: 'b', text: 'your request landed' });
+      expect(sent.ok).toBe(true);
+      expect((await waiting).content).toMatch(
+        /^No task is ready for you \(waited \d+ s; a direct message came: read it\)/,
+      );
+    });
+
+    it('answers at once when nothing more can come, and after its longest wait otherwise', async () => {
+      const runId = testRunId('tasks');
+      await add(runId, [{ title: 'only', scope: 'src/only.ts' }]);
+      expect(taskId(await next(runId, 'a'))).toBe(1);
+      await release(runId, 'a', 'src/only.ts', 'done');
+      expect((await tool(runId, 'b').run({ wait: true }, {})).content).toMatch(/Every task is done/);
+      const empty = testRunId('tasks');
+      expect((await tool(empty, 'b', 600).run({ wait: true }, {})).content).toMatch(
+        /^No task is ready for you \(waited \d+ s\)\. .*The board is empty/,
+      );
+    });
   });
 });

@@ -13,7 +13,7 @@ import { toolsForProfile } from '../../src/agent/profiles.js';
 import type { Store } from '../../src/store/index.js';
 import type { Tool } from '../../src/tool/types.js';
 import { syncWorktree } from '../../src/workspace/integration/sync.js';
-import { isLazy, sparsePattern } from '../../src/workspace/lazy-checkout.js';
+import { isLazy, MAX_LAZY_PATHS, sparsePattern } from '../../src/workspace/lazy-checkout.js';
 import { type AgentWorkspace, RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { commitAll, commitChanges } from '../../src/workspace/worktree.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
@@ -167,6 +167,16 @@ describe('a lazy agent checkout', () => {
     if (!full.ok) throw new Error(full.error);
     expect(isLazy(repo)).toBe(false);
     expect(checkoutFiles(full.value.worktree).sort()).toEqual(Object.keys(FILES).sort());
+  });
+
+  it('is made full once its tools have touched more paths than patterns are worth', async () => {
+    const { agent, repo } = await lazyAgent();
+    const few = Array.from({ length: MAX_LAZY_PATHS - 10 }, (_, i) => `gone/${i}.txt`);
+    expect((await agent.fill.paths(few)).ok).toBe(true);
+    expect(isLazy(repo)).toBe(true);
+    expect((await agent.fill.paths(['src/a.ts', ...few.map((p) => `${p}.more`)])).ok).toBe(true);
+    expect(isLazy(repo)).toBe(false);
+    expect(checkoutFiles(agent.worktree).sort()).toEqual(Object.keys(FILES).sort());
   });
 
   it('is full from the start when the run has a setup command (it runs in the checkout)', async () => {

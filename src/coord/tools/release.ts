@@ -20,6 +20,7 @@ export function createReleaseTool(coord: Coordination, runId: string, agent: str
     async run(args) {
       const released = await coord.claims.release({ runId, agent, scope: args.scope, outcome: args.outcome });
       if (!released.ok) return fail(released.error);
+      coord.board.bump();
       return ok(`Released ${released.value.scope}.`);
     },
   });

@@ -43,6 +43,7 @@ export function createTasksAddTool(coord: Coordination, runId: string, agent: st
     async run(args) {
       const added = await coord.tasks.add(runId, agent, args.tasks);
       if (!added.ok) return fail(added.error);
+      coord.board.bump();
       const fresh = added.value.filter((t) => !t.existing);
       const existing = added.value.filter((t) => t.existing);
       const lines = [`Added ${fresh.length} task${fresh.length === 1 ? '' : 's'}.`];
