@@ -59,9 +59,16 @@ describe('direct messages to a CLI without stdin input', () => {
     // Delivered once, as an interruption (not read with message_read), to peer-2.
     const delivered = ofAgent(events, 'message.delivered', 'peer-2');
     expect(
-      delivered.map((e) => [e.data.via, e.data.messages.map((m) => [m.from, m.text])]),
+      delivered
+        .filter((e) => e.data.messages.some((m) => m.text === PING))
+        .map((e) => [e.data.via, e.data.messages.map((m) => [m.from, m.text])]),
       context,
     ).toEqual([['interrupt', [['peer-1', PING]]]]);
+    // Whatever else came — integration's "landed" message, when the merge lands before peer-2's last
+    // Colony call — came the same way, once.
+    const ids = delivered.flatMap((e) => e.data.ids);
+    expect(new Set(ids).size, context).toBe(ids.length);
+    expect(delivered.every((e) => e.data.via === 'interrupt')).toBe(true);
     // It reached the agent inside a Colony tool result (after the result itself), framed as a
     // direct message, in exactly one result.
     const toolResults = fake()
