@@ -47,6 +47,7 @@ export interface PlanReport {
   parallelism: number;
   workSteps: number;
   criticalPath: string[];
+  /** The longest dependency chain counted in steps: the run's CriticalSteps (not the time-critical path's). */
   spanSteps: number;
   conflictPairs: number;
   measured: TaskGraph['measured'];
@@ -96,7 +97,9 @@ export function planRun(graph: TaskGraph, options: PlanOptions = DEFAULT_PLAN_OP
     parallelism: spanMs > 0 ? workMs / spanMs : 0,
     workSteps: tasks.reduce((sum, t) => sum + t.steps, 0),
     criticalPath: chain,
-    spanSteps: chain.reduce((sum, id) => sum + (stepsOf.get(id) ?? 0), 0),
+    // The longest chain counted in steps (the run's CriticalSteps): the chain that is longest in time
+    // may hold fewer steps, and which one that is depends on how fast each task ran.
+    spanSteps: span(tasks, stepsOf),
     conflictPairs: conflictPairs(conflicts),
     measured: graph.measured,
     options,
