@@ -11,7 +11,8 @@
  * read-only in the sandbox too: a command cannot point Colony's git at another repository.
  *
  * Creation costs one git process (`reset --hard` fills the index and the checkout, or only its
- * top-level files when it is lazy: lazy-checkout.ts); the rest is plain files. A branch the hub already has (a released agent that resumes) is checked out again.
+ * top-level files when it is lazy: lazy-checkout.ts); the rest is plain files. A branch the hub
+ * already has (a released agent that resumes) is checked out again.
  *
  * Publishing is `pack-objects --revs` in the agent's repository piped into `unpack-objects --strict`
  * in the hub, then `update-ref`. It was a `git fetch` from the agent's repository, whose ref
@@ -35,7 +36,7 @@ import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
 import { revParse, updateRefs } from './integration/hub-git.js';
 import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
-import { readLooseRef } from './loose-ref.js';
+import { OBJECT_ID, readLooseRef } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
 /** Folder (in the run folder) that holds the agents' git directories. */
@@ -222,8 +223,6 @@ async function readHead(repo: AgentRepo): Promise<Result<string>> {
   const commit = head.stdout.trim();
   return head.ok && OBJECT_ID.test(commit) ? ok(commit) : err(gitError(head));
 }
-
-const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** Each name's commit in the hub (null when absent or not a commit), in one git process. */
 async function hubCommits(hub: string, names: string[]): Promise<Result<Array<string | null>>> {

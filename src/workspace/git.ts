@@ -179,18 +179,27 @@ export async function gitPipe(
  * sandbox: left as it is.
  */
 function pinnedGitDir(cwd: string): Record<string, string> {
+  const gitDir = ownGitDir(cwd);
+  if (gitDir === null) return {};
+  rmSync(path.join(gitDir, 'commondir'), { force: true });
+  return { GIT_DIR: gitDir, GIT_COMMON_DIR: gitDir, GIT_WORK_TREE: path.resolve(cwd) };
+}
+
+/**
+ * The git directory a checkout's `.git` file names when it is a directory of its own (an agent
+ * repository); null for anything else (no `.git` file, a hub worktree's admin folder).
+ */
+export function ownGitDir(cwd: string): string | null {
   let dotGit: string;
   try {
     dotGit = readFileSync(path.join(cwd, '.git'), 'utf8');
   } catch {
-    return {};
+    return null;
   }
   const match = /^gitdir:\s*(.+?)\s*$/m.exec(dotGit);
-  if (!match?.[1]) return {};
+  if (!match?.[1]) return null;
   const gitDir = path.resolve(cwd, match[1]);
-  if (path.basename(path.dirname(gitDir)) === 'worktrees') return {};
-  rmSync(path.join(gitDir, 'commondir'), { force: true });
-  return { GIT_DIR: gitDir, GIT_COMMON_DIR: gitDir, GIT_WORK_TREE: path.resolve(cwd) };
+  return path.basename(path.dirname(gitDir)) === 'worktrees' ? null : gitDir;
 }
 
 /** First line of git's error output, for one-line error messages. */

@@ -7,12 +7,25 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** A full object name (SHA-1 or SHA-256). */
+export const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 export async function readLooseRef(gitDir: string, ref: string): Promise<string | null> {
   try {
     const text = (await readFile(path.join(gitDir, ...ref.split('/')), 'utf8')).trim();
     return OBJECT_ID.test(text) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** HEAD's commit from the files of a git directory: a branch's loose ref, or a detached id; else null. */
+export async function readHeadFile(gitDir: string): Promise<string | null> {
+  try {
+    const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
+    const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+    if (ref) return readLooseRef(gitDir, ref);
+    return OBJECT_ID.test(head) ? head : null;
   } catch {
     return null;
   }

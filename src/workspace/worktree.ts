@@ -4,13 +4,13 @@
  * Creation is idempotent: after a crash a re-run reuses the worktree with its files intact.
  * Git calls are kept to one or two per new worktree: process starts dominate at scale.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
-import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
+import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError, ownGitDir } from './git.js';
 import { withHubLock } from './hub-lock.js';
-import { readLooseRef } from './loose-ref.js';
+import { OBJECT_ID, readHeadFile } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
 export type WorktreeResult =
@@ -102,8 +102,11 @@ export async function commitChanges(worktreePath: string, message: string): Prom
   const cwd = path.resolve(worktreePath);
   const made = await stageAndCommit(cwd, message);
   if (made !== null) return made;
-  const head = (await headFromFiles(cwd)) ?? (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim();
-  return /^[0-9a-f]{40}/.test(head)
+  // An agent repository's ref files (agent-repo.ts); git when they are packed or it is another checkout.
+  const gitDir = ownGitDir(cwd);
+  const head =
+    (gitDir ? await readHeadFile(gitDir) : null) ?? (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim();
+  return OBJECT_ID.test(head)
     ? { ok: true, status: 'committed', commit: head }
     : { ok: false, error: `could not read the new commit in ${cwd}` };
 }
@@ -123,25 +126,6 @@ async function stageAndCommit(
   const nothingStaged = await git(['diff', '--cached', '--quiet'], { cwd });
   if (nothingStaged.ok) return { ok: true, status: 'nothing-to-commit' };
   return { ok: false, error: `git commit failed in ${cwd}: ${gitError(commit)}` };
-}
-
-/**
- * HEAD's commit read from the files of a checkout whose `.git` names a git directory of its own (an
- * agent repository: workspace/agent-repo.ts); null when git must be asked (a hub worktree, a packed
- * or symbolic ref).
- */
-async function headFromFiles(cwd: string): Promise<string | null> {
-  try {
-    const dotGit = await readFile(path.join(cwd, '.git'), 'utf8');
-    const gitDir = /^gitdir:\s*(.+?)\s*$/m.exec(dotGit)?.[1];
-    if (!gitDir || existsSync(path.join(gitDir, 'commondir'))) return null;
-    const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
-    const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
-    if (ref) return readLooseRef(gitDir, ref);
-    return /^[0-9a-f]{40}$/.test(head) ? head : null;
-  } catch {
-    return null;
-  }
 }
 
 /** A checkout's commit and whether it holds anything uncommitted (untracked files count). */
