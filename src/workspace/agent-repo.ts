@@ -11,32 +11,45 @@
  * read-only in the sandbox too: a command cannot point Colony's git at another repository.
  *
  * Creation costs one git process (`reset --hard` fills the index and the checkout, or only its
- * top-level files when it is lazy: lazy-checkout.ts); the rest is plain files. A branch the hub
+ * top-level files when it is lazy: lazy-checkout.ts), none for a lazy checkout of a commit another
+ * agent started on (checkout-template.ts); the rest is plain files. A branch the hub
  * already has (a released agent that resumes) is checked out again.
  *
- * Publishing is `pack-objects --revs` in the agent's repository piped into `unpack-objects --strict`
- * in the hub, then `update-ref`. It was a `git fetch` from the agent's repository, whose ref
- * negotiation and connectivity check (`rev-list --not --all`) walk every hub ref and worktree HEAD:
- * ~300 ms a publish with 3,000 hub refs (what a 1,000-peer run has, with ~1,225 publishes), against
- * ~20 ms now (7 ms when there is nothing new), whatever the number of refs. What to leave out of the pack (hub main's tip, the hub's
- * copy of the branch) is read in the hub, never from the agent's refs, which the agent can rewrite;
- * the agent's repository resolves those commits through its alternate. Nothing else of the agent's
- * is trusted but the bytes of its objects, and `--strict` has the hub check each one (its content
- * and that what it links to exists) before writing it, so corrupt or incomplete objects are refused;
- * `update-ref` refuses a commit the hub does not have, so a commit whose bytes did not match its name
- * cannot become the branch. No worktree HEAD is read, so a `git worktree add` under way in the hub
- * (its new HEAD briefly the null id) does not matter either.
+ * Colony's own commits in the agent's repository (merge_request, sync's WIP, release) write their
+ * objects straight into the hub's object store (worktree.ts commitChanges, with the hub's store as the
+ * only one git reads, so git refuses a commit whose parent or files are not all there): publishing
+ * such a commit is moving the hub's branch, one batched `update-ref` (ref-batch.ts). That saves two git
+ * processes and the second copy of every new object per merge request (~10 ms of CPU at 1,000 peers).
+ *
+ * A commit that is not in the hub (the agent committed in its own bash, into its own store) is copied:
+ * `pack-objects --revs` in the agent's repository piped into `unpack-objects --strict` in the hub.
+ * It was a `git fetch` from the agent's repository, whose ref negotiation and connectivity check
+ * (`rev-list --not --all`) walk every hub ref and worktree HEAD: ~300 ms a publish with 3,000 hub
+ * refs, against ~20 ms now (7 ms when there is nothing new), whatever the number of refs. What to
+ * leave out of the pack (hub main's tip, the hub's copy of the branch) is read in the hub, never from
+ * the agent's refs, which the agent can rewrite; the agent's repository resolves those commits
+ * through its alternate. Nothing else of the agent's is trusted but the bytes of its objects, and
+ * `--strict` has the hub check each one (its content and that what it links to exists) before
+ * writing it, so corrupt or incomplete objects are refused; `update-ref` refuses a commit the hub
+ * does not have, so a commit whose bytes did not match its name cannot become the branch. No worktree
+ * HEAD is read, so a `git worktree add` under way in the hub (its new HEAD briefly the null id) does
+ * not matter either.
+ *
+ * So every object in the hub is complete (what it links to is there): git's own writes check it,
+ * unpack-objects --strict and the hub's receive-pack (`receive.fsckObjects`) check it. A commit that
+ * is a loose object of the hub needs no copy; the hub's ref files are read directly (loose-ref.ts).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launch } from '../core/launcher.js';
 import { err, ok, type Result } from '../lang/result.js';
+import type { CheckoutTemplates } from './checkout-template.js';
 import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
 import { revParse, updateRefs } from './integration/hub-git.js';
 import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
-import { OBJECT_ID, readLooseRef } from './loose-ref.js';
+import { isLooseObject, OBJECT_ID, readRefFiles } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
 /** Folder (in the run folder) that holds the agents' git directories. */
@@ -88,6 +101,8 @@ export async function openAgentRepo(options: {
   repo: AgentRepo;
   startCommit: string;
   lazy?: boolean;
+  /** New lazy checkouts written from the first one of their commit (checkout-template.ts). */
+  templates?: CheckoutTemplates;
 }): Promise<Result<{ head: string; created: boolean }>> {
   const { repo } = options;
   if (!isValidBranchName(repo.branch)) return err(`invalid branch name: ${repo.branch}`);
@@ -104,7 +119,7 @@ export async function openAgentRepo(options: {
   // Absent, or left half-made by a crash (no .git yet: it holds no agent work): start again.
   await rm(repo.checkout, { recursive: true, force: true });
   await rm(repo.gitDir, { recursive: true, force: true });
-  const start = (await revParse(hub, `refs/heads/${repo.branch}^{commit}`)) ?? options.startCommit;
+  const start = (await hubBranch(hub, repo.branch)) ?? options.startCommit;
   await mkdir(path.join(repo.gitDir, 'refs', 'tags'), { recursive: true });
   if (options.lazy) {
     await mkdir(path.join(repo.gitDir, 'info'), { recursive: true });
@@ -116,10 +131,24 @@ export async function openAgentRepo(options: {
   if (repo.branch !== HUB_MAIN) await writeRef(repo.gitDir, HUB_MAIN, options.startCommit);
   await writeFile(path.join(repo.gitDir, 'HEAD'), `ref: refs/heads/${repo.branch}\n`);
   await mkdir(repo.checkout, { recursive: true });
-  const filled = await git(['reset', '--hard', '--quiet'], { cwd: repo.checkout, env: repoEnv(repo) });
-  if (!filled.ok) return err(`could not check out ${repo.branch} in ${repo.checkout}: ${gitError(filled)}`);
+  const templates = options.lazy ? options.templates : undefined;
+  const indexFile = path.join(repo.gitDir, 'index');
+  if (!(await templates?.write(start, repo.checkout, indexFile))) {
+    const filled = await git(['reset', '--hard', '--quiet'], { cwd: repo.checkout, env: repoEnv(repo) });
+    if (!filled.ok) return err(`could not check out ${repo.branch} in ${repo.checkout}: ${gitError(filled)}`);
+    await templates?.capture(start, repo.checkout, indexFile);
+  }
   await writeFile(dotGit, `gitdir: ${repo.gitDir}\n`);
   return ok({ head: start, created: true });
+}
+
+/** The hub's commit of an agent's branch (null when it has none): from its ref files, else from git. */
+async function hubBranch(hub: string, branch: string): Promise<string | null> {
+  const ref = `refs/heads/${branch}`;
+  const fromFiles = await readRefFiles(hub, ref);
+  if (fromFiles.kind === 'found') return fromFiles.id;
+  if (fromFiles.kind === 'absent') return null;
+  return revParse(hub, `${ref}^{commit}`);
 }
 
 async function writeRef(gitDir: string, branch: string, commit: string): Promise<void> {
@@ -154,6 +183,8 @@ export async function publishAgentRepo(
   options: {
     /** HEAD's commit when the caller just made it (one git process fewer). */
     knownHead?: string;
+    /** The caller knows the hub has `knownHead` (the agent started there and changed nothing). */
+    inHub?: boolean;
     /** Moves the hub's branch (a RefUpdateBatch's, shared by a burst of publishes); default: alone. */
     moveBranch?: (ref: string, commit: string) => Promise<Result<void>>;
   } = {},
@@ -174,7 +205,7 @@ export async function publishAgentRepo(
   const { mainTip, branchTip, present } = known.value;
   if (branchTip === commit) return ok(commit);
   // A commit the hub has already (main's, or the agent went back to an older one) needs no copy.
-  if (!present) {
+  if (!present && !options.inHub) {
     const exclude = [mainTip, branchTip].flatMap((tip) => (tip ? [`^${tip}`] : []));
     const copied = await gitPipe(
       { args: ['pack-objects', '--revs', '--stdout', '-q'], cwd: repo.gitDir, env },
@@ -195,24 +226,27 @@ export async function publishAgentRepo(
 }
 
 /**
- * The hub's main and the agent's branch there (what the copy leaves out), from their ref files when
- * they have one (no git process); else from git, with whether the hub has the commit already.
+ * The hub's main and the agent's branch there (what the copy leaves out), and whether the hub has the
+ * commit complete already, from the hub's files (no git process): a commit Colony wrote straight into
+ * the hub (worktree.ts commitChanges) is a loose object there, and a loose commit in the hub is
+ * complete. Git is asked only when the ref files are unusual, or for a commit the hub may have packed.
  */
 async function hubTips(
   hub: string,
   branchRef: string,
   commit: string,
 ): Promise<Result<{ mainTip: string | null; branchTip: string | null; present: boolean }>> {
-  const mainTip = await readLooseRef(hub, `refs/heads/${HUB_MAIN}`);
-  const branchTip = await readLooseRef(hub, branchRef);
-  // A commit the hub has already goes into the copy at most once more (unpack-objects skips what
-  // the hub has): no need to ask.
-  if (mainTip && (branchTip || !existsSync(path.join(hub, 'packed-refs'))))
-    return ok({ mainTip, branchTip, present: false });
+  const main = await readRefFiles(hub, `refs/heads/${HUB_MAIN}`);
+  const branch = await readRefFiles(hub, branchRef);
+  if (main.kind === 'found' && branch.kind !== 'unknown') {
+    const branchTip = branch.kind === 'found' ? branch.id : null;
+    // A packed commit the hub has goes into the copy once more (unpack-objects skips what it has).
+    return ok({ mainTip: main.id, branchTip, present: isLooseObject(hub, commit) });
+  }
   const known = await hubCommits(hub, [`refs/heads/${HUB_MAIN}`, branchRef, commit]);
   if (!known.ok) return known;
-  const [main = null, branch = null, present = null] = known.value;
-  return ok({ mainTip: main, branchTip: branch, present: present !== null });
+  const [mainTip = null, branchTip = null, present = null] = known.value;
+  return ok({ mainTip, branchTip, present: present !== null });
 }
 
 async function readHead(repo: AgentRepo): Promise<Result<string>> {

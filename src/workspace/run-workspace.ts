@@ -24,10 +24,11 @@ import {
   publishAgentRepo,
   removeAgentRepo,
 } from './agent-repo.js';
+import { CheckoutTemplates } from './checkout-template.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
 import { isLazy, LazyCheckout } from './lazy-checkout.js';
-import { readLooseRef } from './loose-ref.js';
+import { readRefFiles } from './loose-ref.js';
 import { RefUpdateBatch } from './ref-batch.js';
 import { fetchResult } from './result.js';
 
@@ -97,10 +98,13 @@ export class RunWorkspace {
   private readonly published = new Map<string, string>();
   /**
    * Agents whose checkout is known to be clean at this commit: published with the commit just made
-   * (merge_request), and no file tool called since. Only a lazy checkout's is trusted (its files
-   * change through the tools alone: bash or a CLI makes it full first), and only in this process.
+   * (merge_request), or a new lazy checkout on its start commit (a commit of the hub's, not published
+   * yet), and no file tool called since. Only a lazy checkout's is trusted (its files change through
+   * the tools alone: bash or a CLI makes it full first), and only in this process.
    */
   private readonly cleanAt = new Map<string, string>();
+  /** New lazy checkouts of a commit are copies of the first one's. */
+  private readonly templates = new CheckoutTemplates();
   /** Publishes that come together move their branches in one git process. */
   private readonly branchMoves: RefUpdateBatch;
 
@@ -143,11 +147,11 @@ export class RunWorkspace {
   }
 
   /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
-  async publish(agent: string, head?: string): Promise<Result<string>> {
+  async publish(agent: string, head?: string, inHub = false): Promise<Result<string>> {
     // Without `head` (sync, release) the checkout may have moved: nothing is known of it.
     if (!head) this.cleanAt.delete(agent);
     const published = await publishAgentRepo(this.hubPath, this.repoOf(agent), {
-      ...(head ? { knownHead: head } : {}),
+      ...(head ? { knownHead: head, inHub } : {}),
       moveBranch: (ref, commit) => this.branchMoves.update(ref, commit),
     });
     const upstream = this.options.upstream;
@@ -201,11 +205,14 @@ export class RunWorkspace {
             repo,
             startCommit: loggedBase ?? (await this.mainCommit()),
             lazy,
+            templates: this.templates,
           }),
     );
     if (!opened.ok) return opened;
     const main = opened.value;
     const fill = new LazyCheckout(repo, () => this.cleanAt.delete(agent));
+    // A new lazy checkout is clean on its start commit (the hub's) until a tool touches it.
+    if (lazy && main.created) this.cleanAt.set(agent, main.head);
     // A checkout left lazy by an earlier process, for an agent that now needs every file.
     if (!lazy) {
       const filled = await fill.all();
@@ -249,8 +256,8 @@ export class RunWorkspace {
   }
 
   private async mainCommit(): Promise<string> {
-    const loose = await readLooseRef(this.hubPath, `refs/heads/${HUB_MAIN}`);
-    if (loose) return loose;
+    const fromFiles = await readRefFiles(this.hubPath, `refs/heads/${HUB_MAIN}`);
+    if (fromFiles.kind === 'found') return fromFiles.id;
     const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: this.hubPath });
     return head.ok ? head.stdout.trim() : this.options.baseCommit;
   }
@@ -269,9 +276,14 @@ export class RunWorkspace {
       await removeAgentRepo(repo);
       return { ok: true, value: undefined };
     }
-    // Its last merge_request committed and published everything, and no tool touched a file since:
-    // no `git status` (at the end of a 1,000-peer run, hundreds of agents are released at once).
-    if (cleanAt !== undefined && this.published.get(agent) === cleanAt && isLazy(repo)) {
+    // Its last merge_request committed and published everything, or it is still as created (on a
+    // commit of the hub's), and no tool touched a file since: no `git status` (at the end of a
+    // 1,000-peer run, hundreds of agents are released at once) and no copy.
+    if (cleanAt !== undefined && isLazy(repo)) {
+      if (this.published.get(agent) !== cleanAt) {
+        const published = await this.publish(agent, cleanAt, true);
+        if (!published.ok) return published;
+      }
       this.published.delete(agent);
       await removeAgentRepo(repo);
       return { ok: true, value: undefined };
@@ -283,6 +295,7 @@ export class RunWorkspace {
       const saved = await commitChanges(
         repo.checkout,
         `colony: uncommitted work of ${agent} when it finished`,
+        { hub: this.hubPath },
       );
       if (!saved.ok) return saved;
     }

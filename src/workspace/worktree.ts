@@ -98,9 +98,23 @@ export type CommitIdResult =
  * commitAll without the list of files (merge_request's path, taken by every peer's every change):
  * the new commit is read from the ref files of an agent repository, so it is two git processes.
  */
-export async function commitChanges(worktreePath: string, message: string): Promise<CommitIdResult> {
+export async function commitChanges(
+  worktreePath: string,
+  message: string,
+  options: {
+    /**
+     * The hub (an agent repository's): its objects are written there directly, so publishing the
+     * commit needs no copy (agent-repo.ts). When that fails (HEAD or an index entry is an object of
+     * the agent's own store only: it committed in its own bash), the commit is made in its own store.
+     */
+    hub?: string;
+  } = {},
+): Promise<CommitIdResult> {
   const cwd = path.resolve(worktreePath);
-  const made = await stageAndCommit(cwd, message);
+  const intoHub = options.hub
+    ? await stageAndCommit(cwd, message, path.resolve(options.hub, 'objects'))
+    : undefined;
+  const made = intoHub === null || intoHub?.ok ? intoHub : await stageAndCommit(cwd, message);
   if (made !== null) return made;
   // An agent repository's ref files (agent-repo.ts); git when they are packed or it is another checkout.
   const gitDir = ownGitDir(cwd);
@@ -115,15 +129,22 @@ export async function commitChanges(worktreePath: string, message: string): Prom
 async function stageAndCommit(
   cwd: string,
   message: string,
+  /**
+   * Where new objects go, and the only store read (no alternates): git then refuses a commit whose
+   * parent or tree entries are not all there, so what it writes there is complete.
+   */
+  objectDirectory?: string,
 ): Promise<{ ok: true; status: 'nothing-to-commit' } | { ok: false; error: string } | null> {
-  const add = await git(['add', '-A', '--sparse'], { cwd });
+  const env = objectDirectory ? { GIT_OBJECT_DIRECTORY: objectDirectory } : undefined;
+  const add = await git(['add', '-A', '--sparse'], { cwd, ...(env ? { env } : {}) });
   if (!add.ok) return { ok: false, error: `git add failed in ${cwd}: ${gitError(add)}` };
   const commit = await git([...AGENT_COMMIT_CONFIG, 'commit', '--no-verify', '--quiet', '-m', message], {
     cwd,
+    ...(env ? { env } : {}),
   });
   if (commit.ok) return null;
   // Nothing staged (commit exits 1): a merge_request with no new change, the usual failure.
-  const nothingStaged = await git(['diff', '--cached', '--quiet'], { cwd });
+  const nothingStaged = await git(['diff', '--cached', '--quiet'], { cwd, ...(env ? { env } : {}) });
   if (nothingStaged.ok) return { ok: true, status: 'nothing-to-commit' };
   return { ok: false, error: `git commit failed in ${cwd}: ${gitError(commit)}` };
 }

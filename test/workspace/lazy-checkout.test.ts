@@ -268,6 +268,26 @@ describe('release of a lazy checkout', () => {
       'src/b.ts': 'export const b = 22;\n',
     });
   });
+
+  it('publishes an agent no tool touched on its start commit, and removes it', async () => {
+    const { ws, agent, user } = await lazyAgent();
+    expect(await ws.release('peer-1')).toEqual({ ok: true, value: undefined });
+    expect(existsSync(agent.worktree)).toBe(false);
+    const tip = execFileSync('git', ['rev-parse', 'agent/peer-1'], { cwd: ws.hubPath, encoding: 'utf8' });
+    expect(tip.trim()).toBe(user.base);
+  });
+
+  it('after a tool touched it, looks for changes before releasing', async () => {
+    const { ws, call, user } = await lazyAgent();
+    await call('edit', { path: 'src/b.ts', old: '= 2', new: '= 3' });
+    expect(await ws.release('peer-1')).toEqual({ ok: true, value: undefined });
+    const tip = execFileSync('git', ['rev-parse', 'agent/peer-1'], {
+      cwd: ws.hubPath,
+      encoding: 'utf8',
+    }).trim();
+    expect(tip).not.toBe(user.base);
+    expect(treeOf(ws.hubPath, tip)).toEqual({ ...FILES, 'src/b.ts': 'export const b = 3;\n' });
+  });
 });
 
 describe('commitChanges', () => {

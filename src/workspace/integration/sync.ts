@@ -68,7 +68,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd });
 
   let wipCommit: string | null = null;
-  const wip = await commitChanges(cwd, 'WIP (committed by sync)');
+  const wip = await commitChanges(cwd, 'WIP (committed by sync)', { hub });
   if (!wip.ok) return { ok: false, error: wip.error };
   if (wip.status === 'committed') wipCommit = wip.commit;
   // The hub holds the pre-sync commits (pinned below before a rebase rewrites them).

@@ -68,7 +68,7 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
     schema: MERGE_REQUEST_SCHEMA,
     mutates: true,
     async run({ note }, context) {
-      const committed = await commitChanges(ctx.worktree, note);
+      const committed = await commitChanges(ctx.worktree, note, { hub: ctx.hubPath });
       if (!committed.ok) return fail(`merge_request: could not commit your changes: ${committed.error}`);
       const published = await ctx.publish(committed.status === 'committed' ? committed.commit : undefined);
       if (!published.ok) return fail(`merge_request: ${published.error}`);
