@@ -22,8 +22,8 @@
  * Postgres; this process is the owner (hub, merge queue, gateway). The model is then the model server
  * (bench/lib/model-server-main.ts, the same policy over HTTP in its own process: workers are other
  * processes); `--model-server` does the same for an in-process run. Workers' CPU and RSS count in the
- * figures; dispatch latency (enqueue → first model call) is measured per session. With `--keep` and a
- * Debian Postgres (which goes with the benchmark) the run's events are written to the scratch folder.
+ * figures; dispatch latency (enqueue → first model call) is measured per session. With `--keep` the
+ * run's events are written to the scratch folder (the database goes with the benchmark).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -291,8 +291,8 @@ async function main(): Promise<void> {
         `${await db.topStatements().catch((e: Error) => `pg_stat_statements: ${e.message}`)}\n`,
       );
     const events = await store.log.read(spec.runId);
-    if (args.flag('keep') && db.kind === 'debian') {
-      // The Debian Postgres goes with the benchmark: keep the run's log for a look afterwards.
+    if (args.flag('keep')) {
+      // The database goes with the benchmark: keep the run's log for a look afterwards.
       const file = join(scratch, 'events.jsonl');
       writeFileSync(file, events.map((e) => JSON.stringify(e)).join('\n'));
       process.stderr.write(`bench peers: the run's events are in ${file}\n`);
