@@ -100,6 +100,8 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             }
           : mergeApproval(ctx)),
       });
+      // The verify checkout is made while the peers start, not when the first request waits for it.
+      queue.prepare();
       // A resumed run: the requests its earlier process had queued but not decided go on.
       await queue.resumePending({ notify: true });
       const fleet = ctx.fleet ?? null;

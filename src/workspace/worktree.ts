@@ -136,15 +136,16 @@ async function stageAndCommit(
   objectDirectory?: string,
 ): Promise<{ ok: true; status: 'nothing-to-commit' } | { ok: false; error: string } | null> {
   const env = objectDirectory ? { GIT_OBJECT_DIRECTORY: objectDirectory } : undefined;
-  const add = await git(['add', '-A', '--sparse'], { cwd, ...(env ? { env } : {}) });
+  const options = { cwd, ...(env ? { env } : {}) };
+  const add = await git(['add', '-A', '--sparse'], options);
   if (!add.ok) return { ok: false, error: `git add failed in ${cwd}: ${gitError(add)}` };
-  const commit = await git([...AGENT_COMMIT_CONFIG, 'commit', '--no-verify', '--quiet', '-m', message], {
-    cwd,
-    ...(env ? { env } : {}),
-  });
+  const commit = await git(
+    [...AGENT_COMMIT_CONFIG, 'commit', '--no-verify', '--quiet', '-m', message],
+    options,
+  );
   if (commit.ok) return null;
   // Nothing staged (commit exits 1): a merge_request with no new change, the usual failure.
-  const nothingStaged = await git(['diff', '--cached', '--quiet'], { cwd, ...(env ? { env } : {}) });
+  const nothingStaged = await git(['diff', '--cached', '--quiet'], options);
   if (nothingStaged.ok) return { ok: true, status: 'nothing-to-commit' };
   return { ok: false, error: `git commit failed in ${cwd}: ${gitError(commit)}` };
 }

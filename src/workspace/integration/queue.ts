@@ -114,6 +114,11 @@ export class IntegrationQueue {
     this.recovered = this.human ? this.recoverParked() : Promise.resolve();
   }
 
+  /** Gets the verify worktree (and setup) ready in the background, before the first request. */
+  prepare(): void {
+    this.verifier.prepare(this.options.baseCommit ?? MAIN_REF);
+  }
+
   /** Who approves a verified request before it lands ('auto': nobody). */
   get approval(): 'auto' | 'manual' | 'human' {
     return this.options.approval ?? 'auto';
