@@ -18,10 +18,9 @@ import {
   publishAgentRepo,
   removeAgentRepo,
 } from '../../src/workspace/agent-repo.js';
-import { createHub } from '../../src/workspace/hub.js';
 import { commitAll } from '../../src/workspace/worktree.js';
 import { machineSandbox } from '../sandbox/helpers.js';
-import { sh, tempDir, write } from './helpers.js';
+import { agentRepoIn, sh, tempDir, userRepoAndHub, write } from './helpers.js';
 
 describe("an agent's own repository", () => {
   let sandbox: Sandbox;
@@ -34,20 +33,8 @@ describe("an agent's own repository", () => {
   async function setUp() {
     const made = tempDir('colony-agent-repo-');
     cleanup = made.cleanup;
-    const user = path.join(made.dir, 'user');
-    sh(made.dir, 'init', '--quiet', '--initial-branch=main', user);
-    write(user, 'a.txt', 'one\n');
-    sh(user, 'add', '-A');
-    sh(user, 'commit', '--quiet', '-m', 'base');
-    const base = sh(user, 'rev-parse', 'HEAD');
-    const hub = path.join(made.dir, 'run', 'hub.git');
-    const created = await createHub(hub, user, base);
-    if (!created.ok) throw new Error(created.error);
-    const repo: AgentRepo = {
-      checkout: path.join(made.dir, 'run', 'worktrees', 'ann'),
-      gitDir: path.join(made.dir, 'run', 'repos', 'ann.git'),
-      branch: 'agent/ann',
-    };
+    const { hub, base } = await userRepoAndHub(made.dir, { 'a.txt': 'one\n' });
+    const repo = agentRepoIn(made.dir, 'ann');
     const opened = await openAgentRepo({ hubPath: hub, repo, startCommit: base });
     if (!opened.ok) throw new Error(opened.error);
     const bash = async (command: string) =>

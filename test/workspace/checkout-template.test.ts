@@ -8,9 +8,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentRepo, openAgentRepo } from '../../src/workspace/agent-repo.js';
 import { CheckoutTemplates, MAX_TEMPLATE_BYTES } from '../../src/workspace/checkout-template.js';
-import { createHub } from '../../src/workspace/hub.js';
 import { commitChanges } from '../../src/workspace/worktree.js';
-import { sh, tempDir, write } from './helpers.js';
+import { agentRepoIn, sh, tempDir, userRepoAndHub, write } from './helpers.js';
 
 describe('lazy checkouts from a template', () => {
   let cleanup = () => {};
@@ -19,28 +18,20 @@ describe('lazy checkouts from a template', () => {
   async function setUp(extra: (user: string) => void = () => {}) {
     const made = tempDir('colony-template-');
     cleanup = made.cleanup;
-    const user = path.join(made.dir, 'user');
-    sh(made.dir, 'init', '--quiet', '--initial-branch=main', user);
-    write(user, 'README.md', '# template\n');
-    write(user, 'run.sh', '#!/bin/sh\necho run\n');
-    chmodSync(path.join(user, 'run.sh'), 0o755);
-    symlinkSync('README.md', path.join(user, 'link'));
-    write(user, 'src/a.ts', 'export const a = 1;\n');
-    write(user, 'src/deep/b.ts', 'export const b = 2;\n');
-    extra(user);
-    sh(user, 'add', '-A');
-    sh(user, 'commit', '--quiet', '-m', 'base');
-    const base = sh(user, 'rev-parse', 'HEAD');
-    const hub = path.join(made.dir, 'run', 'hub.git');
-    const created = await createHub(hub, user, base);
-    if (!created.ok) throw new Error(created.error);
+    const files = {
+      'README.md': '# template\n',
+      'run.sh': '#!/bin/sh\necho run\n',
+      'src/a.ts': 'export const a = 1;\n',
+      'src/deep/b.ts': 'export const b = 2;\n',
+    };
+    const { hub, base } = await userRepoAndHub(made.dir, files, (user) => {
+      chmodSync(path.join(user, 'run.sh'), 0o755);
+      symlinkSync('README.md', path.join(user, 'link'));
+      extra(user);
+    });
     const templates = new CheckoutTemplates();
     const open = async (name: string) => {
-      const repo: AgentRepo = {
-        checkout: path.join(made.dir, 'run', 'worktrees', name),
-        gitDir: path.join(made.dir, 'run', 'repos', `${name}.git`),
-        branch: `agent/${name}`,
-      };
+      const repo = agentRepoIn(made.dir, name);
       const opened = await openAgentRepo({ hubPath: hub, repo, startCommit: base, lazy: true, templates });
       if (!opened.ok) throw new Error(opened.error);
       return repo;

@@ -12,6 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { AgentRepo } from '../../src/workspace/agent-repo.js';
+import { createHub } from '../../src/workspace/hub.js';
 
 const ENV = {
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_'))),
@@ -84,4 +86,35 @@ function treeHash(root: string): string {
   };
   walk(root);
   return hash.digest('hex');
+}
+
+/**
+ * A user repository in `dir/user` with `files` committed on main (`prepare` may add more, e.g. modes
+ * and symlinks), and a run's hub made from it in `dir/run/hub.git`.
+ */
+export async function userRepoAndHub(
+  dir: string,
+  files: Record<string, string>,
+  prepare: (user: string) => void = () => {},
+): Promise<{ user: string; hub: string; base: string }> {
+  const user = path.join(dir, 'user');
+  sh(dir, 'init', '--quiet', '--initial-branch=main', user);
+  for (const [rel, content] of Object.entries(files)) write(user, rel, content);
+  prepare(user);
+  sh(user, 'add', '-A');
+  sh(user, 'commit', '--quiet', '-m', 'base');
+  const base = sh(user, 'rev-parse', 'HEAD');
+  const hub = path.join(dir, 'run', 'hub.git');
+  const created = await createHub(hub, user, base);
+  if (!created.ok) throw new Error(created.error);
+  return { user, hub, base };
+}
+
+/** Where an agent's repository lives in a run folder (as RunWorkspace.repoOf lays it out). */
+export function agentRepoIn(dir: string, name: string): AgentRepo {
+  return {
+    checkout: path.join(dir, 'run', 'worktrees', name),
+    gitDir: path.join(dir, 'run', 'repos', `${name}.git`),
+    branch: `agent/${name}`,
+  };
 }

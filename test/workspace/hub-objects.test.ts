@@ -10,10 +10,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentRepo, openAgentRepo, publishAgentRepo } from '../../src/workspace/agent-repo.js';
-import { createHub } from '../../src/workspace/hub.js';
 import { isLooseObject } from '../../src/workspace/loose-ref.js';
 import { commitChanges } from '../../src/workspace/worktree.js';
-import { sh, tempDir, write } from './helpers.js';
+import { agentRepoIn, sh, tempDir, userRepoAndHub, write } from './helpers.js';
 
 /** `git` with stdin, as the test's user (helpers.ts sh has no input). */
 function gitWithInput(cwd: string, args: string[], input: string): string {
@@ -28,21 +27,8 @@ describe("Colony's commits in an agent repository", () => {
   async function setUp() {
     const made = tempDir('colony-hub-objects-');
     cleanup = made.cleanup;
-    const user = path.join(made.dir, 'user');
-    sh(made.dir, 'init', '--quiet', '--initial-branch=main', user);
-    write(user, 'a.txt', 'one\n');
-    write(user, 'src/b.txt', 'b\n');
-    sh(user, 'add', '-A');
-    sh(user, 'commit', '--quiet', '-m', 'base');
-    const base = sh(user, 'rev-parse', 'HEAD');
-    const hub = path.join(made.dir, 'run', 'hub.git');
-    const created = await createHub(hub, user, base);
-    if (!created.ok) throw new Error(created.error);
-    const repo: AgentRepo = {
-      checkout: path.join(made.dir, 'run', 'worktrees', 'ann'),
-      gitDir: path.join(made.dir, 'run', 'repos', 'ann.git'),
-      branch: 'agent/ann',
-    };
+    const { hub, base } = await userRepoAndHub(made.dir, { 'a.txt': 'one\n', 'src/b.txt': 'b\n' });
+    const repo = agentRepoIn(made.dir, 'ann');
     const opened = await openAgentRepo({ hubPath: hub, repo, startCommit: base });
     if (!opened.ok) throw new Error(opened.error);
     return { hub, base, repo };
