@@ -47,7 +47,7 @@ import { err, ok, type Result } from '../lang/result.js';
 import type { CheckoutTemplates } from './checkout-template.js';
 import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
-import { revParse, updateRefs } from './integration/hub-git.js';
+import { hubRefCommit, updateRefs } from './integration/hub-git.js';
 import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
 import { isLooseObject, OBJECT_ID, readRefFiles } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
@@ -119,7 +119,7 @@ export async function openAgentRepo(options: {
   // Absent, or left half-made by a crash (no .git yet: it holds no agent work): start again.
   await rm(repo.checkout, { recursive: true, force: true });
   await rm(repo.gitDir, { recursive: true, force: true });
-  const start = (await hubBranch(hub, repo.branch)) ?? options.startCommit;
+  const start = (await hubRefCommit(hub, `refs/heads/${repo.branch}`)) ?? options.startCommit;
   await mkdir(path.join(repo.gitDir, 'refs', 'tags'), { recursive: true });
   if (options.lazy) {
     await mkdir(path.join(repo.gitDir, 'info'), { recursive: true });
@@ -140,15 +140,6 @@ export async function openAgentRepo(options: {
   }
   await writeFile(dotGit, `gitdir: ${repo.gitDir}\n`);
   return ok({ head: start, created: true });
-}
-
-/** The hub's commit of an agent's branch (null when it has none): from its ref files, else from git. */
-async function hubBranch(hub: string, branch: string): Promise<string | null> {
-  const ref = `refs/heads/${branch}`;
-  const fromFiles = await readRefFiles(hub, ref);
-  if (fromFiles.kind === 'found') return fromFiles.id;
-  if (fromFiles.kind === 'absent') return null;
-  return revParse(hub, `${ref}^{commit}`);
 }
 
 async function writeRef(gitDir: string, branch: string, commit: string): Promise<void> {

@@ -27,8 +27,8 @@ import {
 import { CheckoutTemplates } from './checkout-template.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
+import { hubRefCommit } from './integration/hub-git.js';
 import { isLazy, LazyCheckout } from './lazy-checkout.js';
-import { readRefFiles } from './loose-ref.js';
 import { RefUpdateBatch } from './ref-batch.js';
 import { fetchResult } from './result.js';
 
@@ -263,10 +263,7 @@ export class RunWorkspace {
   }
 
   private async mainCommit(): Promise<string> {
-    const fromFiles = await readRefFiles(this.hubPath, `refs/heads/${HUB_MAIN}`);
-    if (fromFiles.kind === 'found') return fromFiles.id;
-    const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: this.hubPath });
-    return head.ok ? head.stdout.trim() : this.options.baseCommit;
+    return (await hubRefCommit(this.hubPath, `refs/heads/${HUB_MAIN}`)) ?? this.options.baseCommit;
   }
 
   /**

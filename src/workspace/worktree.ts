@@ -111,10 +111,11 @@ export async function commitChanges(
   } = {},
 ): Promise<CommitIdResult> {
   const cwd = path.resolve(worktreePath);
-  const intoHub = options.hub
+  let made = options.hub
     ? await stageAndCommit(cwd, message, path.resolve(options.hub, 'objects'))
     : undefined;
-  const made = intoHub === null || intoHub?.ok ? intoHub : await stageAndCommit(cwd, message);
+  // Not into the hub (part of it is in the agent's own store only): in the agent's store.
+  if (made === undefined || (made !== null && !made.ok)) made = await stageAndCommit(cwd, message);
   if (made !== null) return made;
   // An agent repository's ref files (agent-repo.ts); git when they are packed or it is another checkout.
   const gitDir = ownGitDir(cwd);

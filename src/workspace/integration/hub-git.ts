@@ -4,6 +4,7 @@
  * checkout needed, conflicts listed by file; landing is one `update-ref --stdin` transaction.
  */
 import { git, gitError } from '../git.js';
+import { readRefFiles } from '../loose-ref.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }
@@ -25,6 +26,14 @@ export async function mergeTrees(hub: string, onto: string, commit: string): Pro
     return { kind: 'conflict', files };
   }
   return { kind: 'error', error: `git merge-tree ${onto} ${commit} failed: ${gitError(result)}` };
+}
+
+/** A branch's commit in the hub: from its ref files (loose-ref.ts), else from git; null when absent. */
+export async function hubRefCommit(hub: string, ref: string): Promise<string | null> {
+  const fromFiles = await readRefFiles(hub, ref);
+  if (fromFiles.kind === 'found') return fromFiles.id;
+  if (fromFiles.kind === 'absent') return null;
+  return revParse(hub, `${ref}^{commit}`);
 }
 
 export async function revParse(hub: string, rev: string): Promise<string | null> {
