@@ -1,5 +1,10 @@
-/** One human-readable line per event for `colony run` and `colony logs`. */
+/**
+ * One human-readable line per event for `colony run`, `colony logs` and `colony show`. Most of what
+ * a line quotes is the agents' (their text, notes, names, tool output): the line is printed with
+ * its control characters made visible (core/terminal-text.ts).
+ */
 import type { StoredEvent } from '../core/events.js';
+import { terminalText } from '../core/terminal-text.js';
 import { limitHitText } from '../view/limit-text.js';
 
 export function formatEvent(event: StoredEvent): string | null {
@@ -7,7 +12,7 @@ export function formatEvent(event: StoredEvent): string | null {
   const d = event.data as Record<string, unknown>;
   const time = event.ts.slice(11, 19);
   const line = describe(event, d);
-  return line === null ? null : `${time} ${who}${line}`;
+  return line === null ? null : terminalText(`${time} ${who}${line}`);
 }
 
 function describe(event: StoredEvent, d: Record<string, unknown>): string | null {

@@ -2,9 +2,12 @@
  * Running a run in the foreground (run, resume, demo): live output, Ctrl-C to stop gracefully, and
  * the summary at the end (`--json`: one event per line, the summary last). On a terminal the output
  * is a progress block (agents by state, steps, merges, cost, elapsed) redrawn in place a few times a
- * second, with notable events printed above it; piped, it is one plain line per event.
+ * second, with notable events printed above it; piped, it is one plain line per event. Whatever of
+ * it an agent wrote is printed with its control characters made visible (core/terminal-text.ts);
+ * the only escape sequences on the terminal are the block's own cursor moves.
  */
 import type { StoredEvent } from '../core/events.js';
+import { terminalJson, terminalLine } from '../core/terminal-text.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import type { RunSlotSettings } from '../run/run-slots-run.js';
@@ -54,7 +57,7 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       ? startProgress(options.store, options.spec.runId)
       : null;
   const onEvent = (event: StoredEvent) => {
-    if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    if (options.json) process.stdout.write(`${terminalJson(event)}\n`);
     else if (progress) progress.note(event);
     else if (!options.quietEvents) {
       const line = formatEvent(event);
@@ -79,7 +82,7 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
     });
     await progress?.stop();
     if (!result.ok) throw new CliFailure(result.error);
-    if (options.json) process.stdout.write(`${JSON.stringify(result.summary)}\n`);
+    if (options.json) process.stdout.write(`${terminalJson(result.summary)}\n`);
     else process.stdout.write(`\n${formatSummary(result.summary)}\n`);
     return result.summary;
   } finally {
@@ -127,7 +130,13 @@ function startProgress(
     let text = drawn > 0 ? `\x1b[${drawn}A\x1b[J` : '';
     for (const line of pending) text += `${line}\n`;
     pending = [];
-    const lines = progressLines(toRunView(state, Date.now()), { columns: out.columns || 100 });
+    const columns = out.columns || 100;
+    // Agent names, claims and last actions are the agents': one visible line each, cut to the width
+    // again (a shown control is wider than the character), so the count of lines to redraw holds.
+    const lines = progressLines(toRunView(state, Date.now()), { columns }).map((line) => {
+      const shown = terminalLine(line);
+      return shown.length > columns ? `${shown.slice(0, columns - 1)}…` : shown;
+    });
     text += `${lines.join('\n')}\n`;
     drawn = final ? 0 : lines.length;
     out.write(text);

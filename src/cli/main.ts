@@ -1,4 +1,5 @@
 /** The `colony` command. */
+import { terminalText } from '../core/terminal-text.js';
 import { UsageError } from './args.js';
 import { CliFailure } from './store-access.js';
 
@@ -81,12 +82,13 @@ export async function main(argv: string[]): Promise<number> {
     const command = await load();
     return await command(rest);
   } catch (err) {
+    // A failure's message can quote what an agent wrote (git's output on its files, a run's reason).
     if (err instanceof UsageError) {
-      process.stderr.write(`colony: ${err.message}\n`);
+      process.stderr.write(`colony: ${terminalText(err.message)}\n`);
       return 2;
     }
     if (err instanceof CliFailure) {
-      process.stderr.write(`colony: ${err.message}\n`);
+      process.stderr.write(`colony: ${terminalText(err.message)}\n`);
       return 1;
     }
     throw err;

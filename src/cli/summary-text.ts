@@ -1,3 +1,4 @@
+import { terminalLine, terminalText } from '../core/terminal-text.js';
 import { limitHitText } from '../view/limit-text.js';
 import { sandboxLine } from '../view/sandbox.js';
 import type { RunSummary, TokenAccount } from '../view/summary.js';
@@ -5,6 +6,10 @@ import type { RunSummary, TokenAccount } from '../view/summary.js';
 /** Agents listed by `show`; the rest (by tokens) are counted in one line. */
 export const TOP_AGENTS = 20;
 
+/**
+ * The summary `colony run`, `show` and `resume` print. Its reason, commands and agent names may be
+ * an agent's: printed with their control characters made visible (core/terminal-text.ts).
+ */
 export function formatSummary(s: RunSummary): string {
   const t = s.tokens;
   const cost = s.costUsd === null ? 'unpriced' : `$${s.costUsd.toFixed(4)}`;
@@ -33,7 +38,7 @@ export function formatSummary(s: RunSummary): string {
   else if (s.status !== 'running')
     lines.push('  result branch: none (nothing landed on main: your repository is unchanged)');
   if (s.agents > 1) lines.push(...accountTable(s));
-  return lines.join('\n');
+  return terminalText(lines.join('\n'));
 }
 
 /** Per-role then per-agent tokens (uncached input, cached input, output) and cost; top agents by tokens. */
@@ -51,7 +56,8 @@ function accountTable(s: RunSummary): string[] {
   const agents = Object.entries(s.perAgent).sort(
     ([an, a], [bn, b]) => tokensOf(b) - tokensOf(a) || an.localeCompare(bn),
   );
-  for (const [name, a] of agents.slice(0, TOP_AGENTS)) rows.push(row(`${name} [${a.role}]`, a));
+  // Made visible before the columns are measured.
+  for (const [name, a] of agents.slice(0, TOP_AGENTS)) rows.push(row(terminalLine(`${name} [${a.role}]`), a));
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const out = rows.map(
     (r) =>

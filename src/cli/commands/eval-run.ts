@@ -2,6 +2,7 @@
  * `colony eval run`: a suite × arms × trials as real Colony runs (src/eval/run), graded into trial
  * records that `colony eval report` reads.
  */
+import { terminalText } from '../../core/terminal-text.js';
 import { runEval } from '../../eval/run/run-eval.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
@@ -49,7 +50,8 @@ export async function runSubcommand(argv: string[]): Promise<number> {
       gradeSandbox: await sandboxFlag(values['grade-sandbox']),
       ...(values.keep ? { keep: true } : {}),
       signal: controller.signal,
-      log: (line) => process.stdout.write(`${line}\n`),
+      // A trial's note can quote its run's stderr (an agent's file names, say).
+      log: (line) => process.stdout.write(`${terminalText(line)}\n`),
     });
     if (!result.ok) throw new CliFailure(`${cmd}: ${result.error}`);
     const { ran, skipped, outcomes, simulated } = result.value;

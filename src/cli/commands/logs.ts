@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { terminalJson } from '../../core/terminal-text.js';
 import { onePositional, parseFlags } from '../args.js';
 import { formatEvent } from '../event-line.js';
 import { requireRun, withStore } from '../store-access.js';
@@ -33,7 +34,7 @@ export async function logsCommand(argv: string[]): Promise<number> {
       for (const event of events) {
         afterSeq = event.seq;
         if (event.kind === 'run.finished') finished = true;
-        if (values.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+        if (values.json) process.stdout.write(`${terminalJson(event)}\n`);
         else {
           const line = formatEvent(event);
           if (line) process.stdout.write(`${line}\n`);

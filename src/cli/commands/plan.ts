@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { terminalJson, terminalText } from '../../core/terminal-text.js';
 import {
   checkEvalDir,
   checkPlan,
@@ -53,7 +54,7 @@ function loaded(result: LoadedGraph): Extract<LoadedGraph, { ok: true }>['graph'
 
 function print(report: PlanReport, json: boolean, html: string | undefined): void {
   if (html !== undefined) writeFileSync(html, planPage(report));
-  process.stdout.write(`${json ? JSON.stringify(report) : formatPlan(report)}\n`);
+  process.stdout.write(`${json ? terminalJson(report) : terminalText(formatPlan(report))}\n`);
   if (html !== undefined && !json) process.stdout.write(`chart: ${html}\n`);
 }
 
@@ -120,13 +121,17 @@ export async function planCommand(argv: string[]): Promise<number> {
           : loaded(await loadRunGraph(store, values.from, { finished: true, tasks: true }));
       const result = checkPlan(run, from, checkOptions);
       if (!result.ok) throw new CliFailure(result.error);
-      process.stdout.write(`${json ? JSON.stringify(result.report) : formatCheck(result.report)}\n`);
+      process.stdout.write(
+        `${json ? terminalJson(result.report) : terminalText(formatCheck(result.report))}\n`,
+      );
       return 0;
     }
     if (evalDir !== undefined) {
       const result = await checkEvalDir(store, evalDir, checkOptions);
       if (!result.ok) throw new UsageError(`plan: ${result.error}`);
-      process.stdout.write(`${json ? JSON.stringify(result.summary) : formatEvalCheck(result.summary)}\n`);
+      process.stdout.write(
+        `${json ? terminalJson(result.summary) : terminalText(formatEvalCheck(result.summary))}\n`,
+      );
       return 0;
     }
     const runId = positionals[0] ?? '';

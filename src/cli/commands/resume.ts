@@ -1,4 +1,5 @@
 import type { StoredEvent } from '../../core/events.js';
+import { terminalJson } from '../../core/terminal-text.js';
 import { loadRunSpec } from '../../topology/execute-run.js';
 import { exitCodeFor, summarise } from '../../view/summary.js';
 import { onePositional, parseFlags, UsageError } from '../args.js';
@@ -37,7 +38,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     const events = await store.log.read(runId);
     const summary = summarise(runId, events);
     if (summary.status !== 'running') {
-      if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+      if (values.json) process.stdout.write(`${terminalJson(summary)}\n`);
       else process.stdout.write(`run ${runId} already finished.\n${formatSummary(summary)}\n`);
       return exitCodeFor(summary.status);
     }

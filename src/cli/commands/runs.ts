@@ -1,3 +1,4 @@
+import { terminalJson, terminalLine } from '../../core/terminal-text.js';
 import { numberFlag, parseFlags } from '../args.js';
 import { withStore } from '../store-access.js';
 
@@ -19,7 +20,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
   return withStore(async (store) => {
     const runs = await store.runs.listRuns(limit);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify(runs)}\n`);
+      process.stdout.write(`${terminalJson(runs)}\n`);
       return 0;
     }
     if (runs.length === 0) {
@@ -28,8 +29,9 @@ export async function runsCommand(argv: string[]): Promise<number> {
     }
     for (const run of runs) {
       const goal = run.goal.length > 60 ? `${run.goal.slice(0, 57)}…` : run.goal;
+      // One line per run, whatever its goal holds.
       process.stdout.write(
-        `${run.runId}  ${run.status.padEnd(17)} ${run.topology.padEnd(6)} ${run.createdAt.slice(0, 19)}  ${goal}\n`,
+        `${terminalLine(`${run.runId}  ${run.status.padEnd(17)} ${run.topology.padEnd(6)} ${run.createdAt.slice(0, 19)}  ${goal}`)}\n`,
       );
     }
     return 0;

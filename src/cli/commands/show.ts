@@ -1,3 +1,4 @@
+import { terminalJson } from '../../core/terminal-text.js';
 import { glossaryLines } from '../../view/glossary.js';
 import { summarise } from '../../view/summary.js';
 import { onePositional, parseFlags } from '../args.js';
@@ -28,7 +29,7 @@ export async function showCommand(argv: string[]): Promise<number> {
     const events = await store.log.read(runId);
     const summary = summarise(runId, events);
     if (values.json) {
-      process.stdout.write(`${JSON.stringify(summary)}\n`);
+      process.stdout.write(`${terminalJson(summary)}\n`);
       return 0;
     }
     process.stdout.write(`${formatSummary(summary)}\n\ntimeline:\n`);

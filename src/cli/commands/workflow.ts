@@ -1,4 +1,5 @@
 import { basename, resolve } from 'node:path';
+import { terminalJson } from '../../core/terminal-text.js';
 import { readProgramSource } from '../../workflow/load.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { type ColonyConfig, loadConfig } from '../config.js';
@@ -111,7 +112,7 @@ export async function workflowCommand(argv: string[]): Promise<number> {
   return runNewInForeground(prepared, { json, onRecorded }, async (store) => {
     if (!json) {
       const [finished] = await store.log.read(prepared.spec.runId, { kinds: ['workflow.finished'] });
-      if (finished) process.stdout.write(`\nworkflow result:\n${JSON.stringify(finished.data, null, 2)}\n`);
+      if (finished) process.stdout.write(`\nworkflow result:\n${terminalJson(finished.data, 2)}\n`);
     }
   });
 }
