@@ -14,6 +14,7 @@
  */
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { agentRepoAt } from '../core/agent-layout.js';
 
 /** Files of an agent's git directory that are Colony's: read-only inside the sandbox. */
 const COLONY_OWNED = ['config', 'hooks', 'info/attributes', 'info/exclude', 'objects/info/alternates'];
@@ -43,11 +44,22 @@ type GitMetadata =
   | { kind: 'own'; gitDir: string; alternates: string[] };
 
 /**
- * Where a checkout's git metadata lives, from its `.git` file: a linked worktree's repository
- * (gitdir → commondir), or a separate git directory of its own with the object stores it borrows.
- * Null for a plain clone (its `.git` folder is inside the checkout already) or no repository.
+ * Where a checkout's git metadata lives. An agent's own repository is found from Colony's record (the
+ * run folder's layout, core/agent-layout.ts), never from the `.git` file in the checkout, which the
+ * agent may have rewritten; its git directory with the hub's object store it borrows. Else, from the
+ * `.git` file of one of Colony's check checkouts (no agent writes there outside a sandbox that binds
+ * it read-only): a linked worktree's repository (gitdir → commondir). Null for a plain clone (its
+ * `.git` folder is inside the checkout already) or no repository.
  */
 export function gitMetadata(checkout: string): GitMetadata | null {
+  const own = agentRepoAt(checkout);
+  if (own && path.resolve(checkout) === own.checkout) {
+    return {
+      kind: 'own',
+      gitDir: own.gitDir,
+      alternates: existsSync(own.hubObjects) ? [own.hubObjects] : [],
+    };
+  }
   const dotGit = path.join(checkout, '.git');
   if (!isFile(dotGit)) return null;
   const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
@@ -64,14 +76,8 @@ export function gitMetadata(checkout: string): GitMetadata | null {
       ? { kind: 'worktree', common }
       : null;
   }
-  if (!outside(gitDir)) return null;
-  const alternates = (readText(path.join(gitDir, 'objects', 'info', 'alternates')) ?? '')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'))
-    .map((line) => path.resolve(gitDir, 'objects', line))
-    .filter((objects) => existsSync(objects) && outside(objects));
-  return { kind: 'own', gitDir, alternates };
+  // Any other git directory named by a `.git` file is not Colony's: bind nothing of it.
+  return null;
 }
 
 function readText(p: string): string | null {

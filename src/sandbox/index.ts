@@ -3,6 +3,7 @@ export { type ContainedCommand, type ContainOptions, containCommand } from './ar
 export { detectSandbox, findOnPath } from './detect.js';
 export { isEnvName, SANDBOX_HOME, sandboxEnv } from './env.js';
 export { openSandbox } from './open.js';
+export { containRepoCommand, type RepoCommandOptions } from './repo-command.js';
 export { readOnlySandbox, type Sandbox, setupSandbox } from './sandbox.js';
 export {
   resolveSandboxSetting,

@@ -39,10 +39,11 @@
  * unpack-objects --strict and the hub's receive-pack (`receive.fsckObjects`) check it. A commit that
  * is a loose object of the hub needs no copy; the hub's ref files are read directly (loose-ref.ts).
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { launch } from '../core/launcher.js';
+import { readTextNoFollow, writeNoFollow } from '../core/no-follow.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { CheckoutTemplates } from './checkout-template.js';
 import { git, gitError, gitPipe } from './git.js';
@@ -52,8 +53,7 @@ import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
 import { isLooseObject, OBJECT_ID, readRefFiles } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
-/** Folder (in the run folder) that holds the agents' git directories. */
-export const AGENT_GIT_DIRS = 'repos';
+export { AGENT_GIT_DIRS } from '../core/agent-layout.js';
 
 export interface AgentRepo {
   /** The agent's checkout (its working folder). */
@@ -108,12 +108,21 @@ export async function openAgentRepo(options: {
   if (!isValidBranchName(repo.branch)) return err(`invalid branch name: ${repo.branch}`);
   const hub = path.resolve(options.hubPath);
   const dotGit = path.join(repo.checkout, '.git');
-  if (await pointsAt(dotGit, repo.gitDir)) {
+  const dotGitState = await pointsAt(dotGit, repo.gitDir);
+  // A `.git` the agent rewrote or replaced (a link, a folder, another gitdir) in a repository that is
+  // Colony's (its git directory is where Colony's record says): Colony's file is put back. Colony's own
+  // git never read it (agent-git.ts); the agent's own git in its bash needs it.
+  if (!dotGitState && lstatOrNull(dotGit) && isRealFolder(repo.gitDir) && isRealFolder(repo.checkout)) {
+    await rm(dotGit, { recursive: true, force: true });
+    const restored = await writeNoFollow(repo.checkout, '.git', `gitdir: ${repo.gitDir}\n`);
+    if (!restored.ok) return err(`could not restore ${dotGit}: ${restored.error}`);
+  }
+  if (dotGitState || (await pointsAt(dotGit, repo.gitDir))) {
     await writeColonyFiles(hub, repo);
     const head = await git(['rev-parse', 'HEAD'], { cwd: repo.checkout, env: repoEnv(repo) });
     if (head.ok) return ok({ head: head.stdout.trim(), created: false });
   }
-  if (existsSync(dotGit)) {
+  if (lstatOrNull(dotGit)) {
     return err(`${repo.checkout} exists but is not the agent's repository (its .git is not Colony's)`);
   }
   // Absent, or left half-made by a crash (no .git yet: it holds no agent work): start again.
@@ -148,19 +157,48 @@ async function writeRef(gitDir: string, branch: string, commit: string): Promise
   await writeFile(file, `${commit}\n`);
 }
 
-/** Config, hooks (none) and the alternate pointing at the hub's objects: Colony's, never the agent's. */
+/**
+ * Config, hooks (none) and the alternate pointing at the hub's objects: Colony's, never the agent's.
+ * Rewritten on every open, never through a link the agent may have left in its git directory (a
+ * renamed `info` folder replaced by a link to the host, say): core/no-follow.ts.
+ */
 async function writeColonyFiles(hub: string, repo: AgentRepo): Promise<void> {
-  await mkdir(path.join(repo.gitDir, 'objects', 'info'), { recursive: true });
-  await mkdir(path.join(repo.gitDir, 'hooks'), { recursive: true });
-  await mkdir(path.join(repo.gitDir, 'info'), { recursive: true });
-  await writeFile(path.join(repo.gitDir, 'config'), agentConfig(isLazy(repo)));
+  await mkdir(repo.gitDir, { recursive: true });
+  const files: Array<[string, string]> = [
+    ['config', agentConfig(isLazy(repo))],
+    ['objects/info/alternates', `${path.join(hub, 'objects')}\n`],
+    // Attributes in the git directory could name a filter; with no filter defined they do nothing,
+    // but a reset keeps the file Colony's.
+    ['info/attributes', ''],
+    // What a crash mid-write leaves behind (the atomic write's temporary file) is never committed.
+    ['info/exclude', `${HUB_EXCLUDES.join('\n')}\n`],
+  ];
+  for (const [rel, content] of files) {
+    const written = await writeNoFollow(repo.gitDir, rel, content);
+    if (!written.ok) throw new Error(`could not write ${rel} in ${repo.gitDir}: ${written.error}`);
+  }
   await rm(path.join(repo.gitDir, 'commondir'), { force: true });
-  await writeFile(path.join(repo.gitDir, 'objects', 'info', 'alternates'), `${path.join(hub, 'objects')}\n`);
-  // Attributes in the git directory could name a filter; with no filter defined they do nothing, but
-  // a reset keeps the file Colony's.
-  await writeFile(path.join(repo.gitDir, 'info', 'attributes'), '');
-  // What a crash mid-write leaves behind (the atomic write's temporary file) is never committed.
-  await writeFile(path.join(repo.gitDir, 'info', 'exclude'), `${HUB_EXCLUDES.join('\n')}\n`);
+  const hooks = path.join(repo.gitDir, 'hooks');
+  if (!isRealFolder(hooks)) {
+    await rm(hooks, { recursive: true, force: true });
+    await mkdir(hooks);
+  }
+}
+
+function lstatOrNull(p: string) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function isRealFolder(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -277,11 +315,8 @@ export async function removeAgentRepo(repo: AgentRepo): Promise<void> {
   await rm(repo.gitDir, { recursive: true, force: true });
 }
 
+/** Whether the checkout's `.git` is the file Colony wrote (read without following a link). */
 async function pointsAt(dotGit: string, gitDir: string): Promise<boolean> {
-  try {
-    const text = await readFile(dotGit, 'utf8');
-    return path.resolve(text.replace(/^gitdir:\s*/, '').trim()) === path.resolve(gitDir);
-  } catch {
-    return false;
-  }
+  const text = await readTextNoFollow(path.dirname(dotGit), '.git', 64 * 1024);
+  return text !== null && path.resolve(text.replace(/^gitdir:\s*/, '').trim()) === path.resolve(gitDir);
 }

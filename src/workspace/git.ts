@@ -2,9 +2,10 @@
  * Run git as data: an argument array (never a shell string), a result object
  * (never a throw), and an environment that does not depend on the user's global or system config.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { type LaunchResult, launch, launchPipe } from '../core/launcher.js';
+import { agentGitCall } from './agent-git.js';
 
 export interface GitResult {
   ok: boolean;
@@ -34,10 +35,23 @@ export interface GitOptions {
    * a credential header here is not in the command line other processes can read.
    */
   config?: readonly (readonly [string, string])[];
+  /**
+   * The command needs the network (a fleet worker's push to the run's gateway): on an agent's
+   * repository its sandbox then shares the host's network.
+   */
+  network?: boolean;
 }
 
 export const AGENT_NAME = 'Colony Agent';
 export const AGENT_EMAIL = 'agent@colony.local';
+
+/** The identity of commits made on the agents' behalf, as git's environment. */
+export const AGENT_IDENTITY: Readonly<Record<string, string>> = {
+  GIT_AUTHOR_NAME: AGENT_NAME,
+  GIT_AUTHOR_EMAIL: AGENT_EMAIL,
+  GIT_COMMITTER_NAME: AGENT_NAME,
+  GIT_COMMITTER_EMAIL: AGENT_EMAIL,
+};
 
 /** `-c` options for commits made on the agents' behalf: fixed identity, no signing. */
 export const AGENT_COMMIT_CONFIG = [
@@ -68,6 +82,17 @@ const HARDENED_CONFIG: ReadonlyArray<[string, string]> = [
   ['core.hooksPath', '/dev/null'],
   ['core.fsmonitor', 'false'],
   ['protocol.ext.allow', 'never'],
+  // Never into a nested repository or submodule an agent made: git would start a git of its own
+  // there (status, diff), with that repository's config (filters, fsmonitor, hooks) and without these
+  // settings (git clears GIT_CONFIG_* for a submodule's process).
+  ['submodule.recurse', 'false'],
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['push.recurseSubmodules', 'no'],
+  // No program named by config at all: external diff, textconv, credential helpers.
+  ['diff.external', ''],
+  ['credential.helper', ''],
 ];
 
 export function gitEnv(
@@ -104,14 +129,33 @@ export function gitEnv(
  * Runs git to its end. The process is started by a launcher (core/launcher.ts), not by Colony's own
  * process, whose synchronous fork cost grows with its memory and stalls the event loop.
  */
-export async function git(args: string[], options: GitOptions): Promise<GitResult> {
-  const result = await launch('git', args, {
-    cwd: options.cwd,
-    env: gitEnv({ ...pinnedGitDir(options.cwd), ...options.env }, options.userConfig, options.config),
-    maxBuffer: MAX_BUFFER,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(options.input !== undefined ? { input: options.input } : {}),
+export function git(args: string[], options: GitOptions): Promise<GitResult> {
+  return runGit('git', args, options);
+}
+
+/**
+ * `sh -c script` with git's environment, where git would run (in an agent repository's sandbox when
+ * `cwd` is one): several git commands of one operation in one sandbox. `args` are the script's $1….
+ */
+export function shInRepo(script: string, args: string[], options: GitOptions): Promise<GitResult> {
+  return runGit('sh', ['-c', script, 'colony-sh', ...args], options);
+}
+
+async function runGit(program: 'git' | 'sh', args: string[], options: GitOptions): Promise<GitResult> {
+  const agentRepo = agentGitCall(options.cwd);
+  // An agent's repository, found from Colony's record (never its `.git` file): git pinned to it, in
+  // its own sandbox (agent-git.ts), whatever the agent left in it.
+  const env = gitEnv({ ...options.env, ...agentRepo?.pinnedEnv }, options.userConfig, options.config);
+  if (agentRepo) removeCommondir(agentRepo.place.gitDir);
+  const contained = agentRepo?.contain?.([program, ...args], {
+    cwd: path.resolve(options.cwd),
+    env,
+    ...(options.network ? { network: true } : {}),
   });
+  const launched = contained
+    ? launch(contained.file, contained.args, { cwd: '/', env: contained.env, ...launchLimits(options) })
+    : launch(program, args, { cwd: options.cwd, env, ...launchLimits(options) });
+  const result = await launched;
   const stdout = result.stdout.toString(options.encoding ?? 'utf8');
   const stderr = result.stderr.toString('utf8');
   if (result.code === 0) return { ok: true, stdout, stderr, code: 0 };
@@ -120,6 +164,14 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
     stdout,
     stderr: stderr || result.error || `git exited with ${result.code}`,
     code: result.code,
+  };
+}
+
+function launchLimits(options: GitOptions) {
+  return {
+    maxBuffer: MAX_BUFFER,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.input !== undefined ? { input: options.input } : {}),
   };
 }
 
@@ -147,7 +199,14 @@ export async function gitPipe(
   input: string,
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<PipeResult> {
-  const command = (end: PipeEnd) => ({ file: 'git', args: end.args, cwd: end.cwd, env: gitEnv(end.env) });
+  const command = (end: PipeEnd) => {
+    const agentRepo = agentGitCall(end.cwd);
+    const env = gitEnv({ ...end.env, ...agentRepo?.pinnedEnv });
+    const contained = agentRepo?.contain?.(['git', ...end.args], { cwd: path.resolve(end.cwd), env });
+    return contained
+      ? { file: contained.file, args: contained.args, cwd: '/', env: contained.env }
+      : { file: 'git', args: end.args, cwd: end.cwd, env };
+  };
   const piped = await launchPipe(command(from), command(to), { input, timeoutMs, maxBuffer: MAX_BUFFER });
   const asGit = (result: LaunchResult, args: string[]): GitResult => {
     const stdout = result.stdout.toString('utf8');
@@ -168,38 +227,14 @@ export async function gitPipe(
 }
 
 /**
- * When `cwd` is a checkout whose `.git` file names a git directory of its own (an agent's repository,
- * workspace/agent-repo.ts), pin git to that directory. The agent can write a `commondir` file there
- * (its git directory is writable in its sandbox) to point Colony's git at a config of its choosing,
- * whose filters and merge drivers would then run in Colony's own `git add`, outside the sandbox:
- * GIT_COMMON_DIR makes git read the config from the git directory whatever that file says, and the
- * file itself is removed, because git's ref store follows it even then (an agent's tools run one at a
- * time and a sandbox's processes end with its command, so nothing of the agent's runs now). A hub
- * worktree's admin folder (`<hub>/worktrees/<name>`) has a real `commondir` and is read-only to every
- * sandbox: left as it is.
+ * git's ref store follows a `commondir` file in the git directory even with GIT_COMMON_DIR set, and
+ * the agent can write one (its git directory is writable in its sandbox) to point Colony's git at a
+ * repository of its choosing: it is removed before each of Colony's commands. An agent's tools run
+ * one at a time and a sandbox's processes end with its command, so nothing of a built-in agent's runs
+ * now; a CLI agent's could, and then reaches only its own sandbox's view (agent-git.ts).
  */
-function pinnedGitDir(cwd: string): Record<string, string> {
-  const gitDir = ownGitDir(cwd);
-  if (gitDir === null) return {};
+function removeCommondir(gitDir: string): void {
   rmSync(path.join(gitDir, 'commondir'), { force: true });
-  return { GIT_DIR: gitDir, GIT_COMMON_DIR: gitDir, GIT_WORK_TREE: path.resolve(cwd) };
-}
-
-/**
- * The git directory a checkout's `.git` file names when it is a directory of its own (an agent
- * repository); null for anything else (no `.git` file, a hub worktree's admin folder).
- */
-export function ownGitDir(cwd: string): string | null {
-  let dotGit: string;
-  try {
-    dotGit = readFileSync(path.join(cwd, '.git'), 'utf8');
-  } catch {
-    return null;
-  }
-  const match = /^gitdir:\s*(.+?)\s*$/m.exec(dotGit);
-  if (!match?.[1]) return null;
-  const gitDir = path.resolve(cwd, match[1]);
-  return path.basename(path.dirname(gitDir)) === 'worktrees' ? null : gitDir;
 }
 
 /** First line of git's error output, for one-line error messages. */

@@ -18,9 +18,10 @@
  * (git ≥ 2.36), and Colony commits with `git add -A --sparse`, which stages files outside the
  * patterns too. Files outside the patterns are the branch's, unchanged: the index has them.
  */
-import { existsSync, statSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { lstatSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { readTextNoFollow, writeNoFollow } from '../core/no-follow.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { CheckoutFill } from '../tool/checkout-fill.js';
 import type { AgentRepo } from './agent-repo.js';
@@ -41,8 +42,15 @@ export function sparseFileOf(repo: AgentRepo): string {
   return path.join(repo.gitDir, 'info', 'sparse-checkout');
 }
 
+/** The sparse-checkout file's place in the git directory (which the agent can write: no-follow). */
+const SPARSE_FILE = 'info/sparse-checkout';
+
 export function isLazy(repo: AgentRepo): boolean {
-  return existsSync(sparseFileOf(repo));
+  try {
+    return lstatSync(sparseFileOf(repo)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** A gitignore-style pattern that matches exactly this path (a file, or a folder and its content). */
@@ -81,15 +89,19 @@ export class LazyCheckout implements CheckoutFill {
   }
 
   private async fillPaths(rels: readonly string[], replaced: boolean): Promise<Result<void>> {
-    const file = sparseFileOf(this.repo);
-    if (!existsSync(file)) return ok(undefined);
-    const patterns = this.patterns ?? new Set((await readFile(file, 'utf8')).split('\n').filter(Boolean));
+    if (!isLazy(this.repo)) return ok(undefined);
+    // The agent's bash may have left a file of its own there (a full checkout has none): read and
+    // written without following a link (core/no-follow.ts).
+    const text = this.patterns ? '' : await readTextNoFollow(this.repo.gitDir, SPARSE_FILE, 1024 * 1024);
+    if (text === null) return err('the sparse-checkout file of the checkout is not a regular file');
+    const patterns = this.patterns ?? new Set(text.split('\n').filter(Boolean));
     this.patterns = patterns;
     const added = rels.filter((rel) => !patterns.has(sparsePattern(rel)));
     if (added.length === 0) return ok(undefined);
     if (patterns.size + added.length > MAX_LAZY_PATHS) return this.fillAll();
     for (const rel of added) patterns.add(sparsePattern(rel));
-    await writeFile(file, `${[...patterns].join('\n')}\n`);
+    const written = await writeNoFollow(this.repo.gitDir, SPARSE_FILE, `${[...patterns].join('\n')}\n`);
+    if (!written.ok) return err(`could not write the sparse-checkout patterns: ${written.error}`);
     // A file already here, or one about to be written whole, needs only its pattern (so git keeps
     // it; a file written over a skipped one is git's again when it reads the index); anything else
     // is checked out.
@@ -100,7 +112,7 @@ export class LazyCheckout implements CheckoutFill {
 
   private async fillAll(): Promise<Result<void>> {
     const file = sparseFileOf(this.repo);
-    if (!existsSync(file)) return ok(undefined);
+    if (!isLazy(this.repo)) return ok(undefined);
     const disabled = await git(['sparse-checkout', 'disable'], { cwd: this.repo.checkout });
     if (!disabled.ok) return err(`git sparse-checkout disable: ${gitError(disabled)}`);
     // Gone last: a crash before leaves a lazy checkout that holds every file, filled again at will.

@@ -7,10 +7,11 @@
 import { realpathSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { agentRepoAt } from '../core/agent-layout.js';
 import { err, ok, type Result } from '../lang/result.js';
-import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError, ownGitDir } from './git.js';
+import { commitAgentRepo } from './agent-commit.js';
+import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
 import { withHubLock } from './hub-lock.js';
-import { OBJECT_ID, readHeadFile } from './loose-ref.js';
 import { isValidBranchName } from './ref-name.js';
 
 export type WorktreeResult =
@@ -18,8 +19,8 @@ export type WorktreeResult =
   | { ok: false; error: string };
 
 export type CommitResult =
-  | { ok: true; status: 'committed'; commit: string; files: string[] }
-  | { ok: true; status: 'nothing-to-commit' }
+  | { ok: true; status: 'committed'; commit: string; files: string[]; nested?: string[] }
+  | { ok: true; status: 'nothing-to-commit'; nested?: string[] }
   | { ok: false; error: string };
 
 export function addWorktree(
@@ -78,66 +79,76 @@ async function addWorktreeLocked(
  */
 export async function commitAll(worktreePath: string, message: string): Promise<CommitResult> {
   const cwd = path.resolve(worktreePath);
-  const made = await stageAndCommit(cwd, message);
-  if (made !== null) return made;
+  let nested: string[] = [];
+  if (agentRepoAt(cwd)) {
+    const made = await commitAgentRepo(cwd, message);
+    if (!made.ok) return made;
+    nested = made.nested;
+    if (made.status === 'nothing-to-commit')
+      return withNested({ ok: true, status: 'nothing-to-commit' }, nested);
+  } else {
+    const made = await stageAndCommit(cwd, message);
+    if (made !== null) return made;
+  }
   // The commit and what it changed against its first parent (a merge commit: what the merge brought).
   const show = ['show', '--diff-merges=first-parent', '--no-renames', '--name-only', '-z', '--format=%H'];
   const shown = await git([...show, 'HEAD'], { cwd });
   if (!shown.ok) return { ok: false, error: `git show failed in ${cwd}: ${gitError(shown)}` };
   const [head = '', ...names] = shown.stdout.split('\0');
   const files = names.map((name) => name.replace(/^\n/, '')).filter((name) => name !== '');
-  return { ok: true, status: 'committed', commit: head.trim(), files };
+  return withNested({ ok: true, status: 'committed', commit: head.trim(), files }, nested);
+}
+
+/** `nested` on a result only when there were nested repositories (the usual result stays as it was). */
+function withNested<T extends object>(result: T, nested: string[]): T & { nested?: string[] } {
+  return nested.length > 0 ? { ...result, nested } : result;
 }
 
 export type CommitIdResult =
-  | { ok: true; status: 'committed'; commit: string }
-  | { ok: true; status: 'nothing-to-commit' }
+  | { ok: true; status: 'committed'; commit: string; nested?: string[] }
+  | { ok: true; status: 'nothing-to-commit'; nested?: string[] }
   | { ok: false; error: string };
 
 /**
- * commitAll without the list of files (merge_request's path, taken by every peer's every change):
- * the new commit is read from the ref files of an agent repository, so it is two git processes.
+ * commitAll without the list of files (merge_request's path, taken by every peer's every change), in
+ * an agent repository (agent-commit.ts): one sandboxed shell of git plumbing, the branch moved by
+ * Colony. `hub`: the new objects are written into the hub's store, so publishing the commit needs no
+ * copy (agent-repo.ts); when that fails (HEAD or an index entry is an object of the agent's own store
+ * only: it committed in its own bash), the commit is made in its own store.
  */
 export async function commitChanges(
   worktreePath: string,
   message: string,
-  options: {
-    /**
-     * The hub (an agent repository's): its objects are written there directly, so publishing the
-     * commit needs no copy (agent-repo.ts). When that fails (HEAD or an index entry is an object of
-     * the agent's own store only: it committed in its own bash), the commit is made in its own store.
-     */
-    hub?: string;
-  } = {},
+  options: { hub?: string } = {},
 ): Promise<CommitIdResult> {
   const cwd = path.resolve(worktreePath);
-  let made = options.hub
-    ? await stageAndCommit(cwd, message, path.resolve(options.hub, 'objects'))
-    : undefined;
-  // Not into the hub (part of it is in the agent's own store only): in the agent's store.
-  if (made === undefined || (made !== null && !made.ok)) made = await stageAndCommit(cwd, message);
-  if (made !== null) return made;
-  // An agent repository's ref files (agent-repo.ts); git when they are packed or it is another checkout.
-  const gitDir = ownGitDir(cwd);
-  const head =
-    (gitDir ? await readHeadFile(gitDir) : null) ?? (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim();
-  return OBJECT_ID.test(head)
-    ? { ok: true, status: 'committed', commit: head }
-    : { ok: false, error: `could not read the new commit in ${cwd}` };
+  if (!agentRepoAt(cwd)) {
+    const made = await stageAndCommit(cwd, message);
+    if (made !== null) return made;
+    const head = await git(['rev-parse', 'HEAD'], { cwd });
+    return head.ok
+      ? { ok: true, status: 'committed', commit: head.stdout.trim() }
+      : { ok: false, error: `could not read the new commit in ${cwd}: ${gitError(head)}` };
+  }
+  const made = await commitAgentRepo(
+    cwd,
+    message,
+    options.hub ? { hubObjects: path.resolve(options.hub, 'objects') } : {},
+  );
+  if (!made.ok) return made;
+  const result: CommitIdResult =
+    made.status === 'committed'
+      ? { ok: true, status: 'committed', commit: made.commit }
+      : { ok: true, status: 'nothing-to-commit' };
+  return withNested(result, made.nested);
 }
 
 /** `add` and `commit`; null when a commit was made, else the outcome. */
 async function stageAndCommit(
   cwd: string,
   message: string,
-  /**
-   * Where new objects go, and the only store read (no alternates): git then refuses a commit whose
-   * parent or tree entries are not all there, so what it writes there is complete.
-   */
-  objectDirectory?: string,
 ): Promise<{ ok: true; status: 'nothing-to-commit' } | { ok: false; error: string } | null> {
-  const env = objectDirectory ? { GIT_OBJECT_DIRECTORY: objectDirectory } : undefined;
-  const options = { cwd, ...(env ? { env } : {}) };
+  const options = { cwd };
   const add = await git(['add', '-A', '--sparse'], options);
   if (!add.ok) return { ok: false, error: `git add failed in ${cwd}: ${gitError(add)}` };
   const commit = await git(

@@ -86,7 +86,7 @@ export async function makeFixture(store: Store, label: string): Promise<Fixture>
     },
     async ownRepo(name) {
       const repo = {
-        checkout: path.join(dir, 'wt', name),
+        checkout: path.join(dir, 'worktrees', name),
         gitDir: path.join(dir, 'repos', `${name}.git`),
         branch: `agent/${name}`,
       };
