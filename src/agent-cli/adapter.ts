@@ -3,6 +3,7 @@
  * to its stdin, and how its stdout lines are read (session id, MCP connection, end of work).
  */
 import { modelProxyEnv } from '../proxy/index.js';
+import type { HomeFile } from './home-files.js';
 
 export interface AdapterInput {
   agent: string;
@@ -14,10 +15,8 @@ export interface AdapterInput {
   modelUrl: string;
   /** The agent's token (scopes mcp and model). */
   token: string;
-  /** HOME as the CLI sees it. */
+  /** HOME as the CLI sees it (the adapter's files are written into the same folder on the host). */
   home: string;
-  /** The same folder on the host: where the adapter's files are written. */
-  hostHome: string;
   /** `--agent-cli cmd:<command>`'s command, or another binary for claude-code/codex. */
   command?: string;
   /** A session of this CLI logged by an earlier process (resumed after a crash). */
@@ -50,8 +49,8 @@ export interface CliLaunch {
   argv: string[];
   /** Set for the CLI beside the allow-listed base (PATH, LANG, TERM). */
   env: Record<string, string>;
-  /** Files written before it starts (absolute host paths, mode 0600). */
-  files: { path: string; content: string }[];
+  /** Files written into its home before it starts (mode 0600, never through a link: home-files.ts). */
+  files: HomeFile[];
   /** Written to its stdin at start; null: its stdin is closed at once. */
   input: string | null;
   /** Reads one stdout line (absent: stdout is only kept as the output tail). */

@@ -23,8 +23,8 @@ export const MCP_SERVER = 'colony';
 const KEY_FILE = 'colony-key';
 
 export const claudeCodeAdapter: Adapter = (input) => {
-  const mcpConfig = join(input.hostHome, 'colony-mcp.json');
-  const mcpConfigSeen = join(input.home, 'colony-mcp.json');
+  const mcpConfig = 'colony-mcp.json';
+  const mcpConfigSeen = join(input.home, mcpConfig);
   const allowed = [...input.colonyTools.map((name) => `mcp__${MCP_SERVER}__${name}`), ...CLAUDE_FILE_TOOLS];
   const argv = [
     input.command ?? 'claude',
@@ -74,8 +74,8 @@ export const claudeCodeAdapter: Adapter = (input) => {
     },
     files: [
       { path: mcpConfig, content: `${JSON.stringify(config, null, 2)}\n` },
-      { path: join(input.hostHome, KEY_FILE), content: input.token },
-      { path: join(input.hostHome, '.claude', 'settings.json'), content: `${JSON.stringify(settings)}\n` },
+      { path: KEY_FILE, content: input.token },
+      { path: '.claude/settings.json', content: `${JSON.stringify(settings)}\n` },
     ],
     input: userMessage(input.resumeSession ? (input.resumeText ?? RESUME_TEXT) : input.goal),
     readLine: readClaudeLine,

@@ -1,8 +1,8 @@
 /**
  * One hosting process's side of a run's CLI-driven agents (a PeerHost holds one): registers the run
  * with the process's host server while any of its CLIs runs (the token secret in memory, the proxy's
- * access to the run's log, budget, rate gate and models), serves each agent's Colony tools while its
- * CLI runs, issues its token and drives its loop (drive.ts).
+ * access to the run's log, budget, rate gate, models and network setting), serves each agent's Colony
+ * tools and model calls only while its CLI runs, issues its token and drives its loop (drive.ts).
  */
 import { join } from 'node:path';
 import type { Budget } from '../agent/budget.js';
@@ -29,6 +29,11 @@ export interface AgentCliAccess {
   gate: RateGate;
   /** The model an agent's calls go to (undefined: the proxy refuses them). */
   upstream(agent: string): Upstream | undefined;
+  /**
+   * The run allows the network (`--allow-network`): the proxy forwards server-side tools (web search,
+   * MCP connectors, …); otherwise it refuses them.
+   */
+  allowNetwork?: boolean;
   /** The folder holding the agents' own config folders (under the run folder). */
   homesDir: string;
   /** Default: this process's server. */
@@ -88,6 +93,9 @@ export class CliHost {
         gate: access.gate,
         upstream: (agent) => access.upstream(agent),
         scrubber: run.scrubber,
+        allowNetwork: access.allowNetwork === true,
+        // As over MCP: an agent's token is good only while its CLI runs here.
+        hosted: (agent) => this.tools.has(agent),
       },
       toolsOf: (agent) => this.tools.get(agent),
     });

@@ -81,7 +81,7 @@ export const codexAdapter: Adapter = (input) => {
       ? [...exec, 'resume', input.resumeSession, input.resumeText ?? RESUME_TEXT]
       : [...exec, input.goal],
     env: { ...colonyEnv(input), CODEX_HOME: join(input.home, '.codex') },
-    files: [{ path: join(input.hostHome, '.codex', 'config.toml'), content: codexConfig(input) }],
+    files: [{ path: '.codex/config.toml', content: codexConfig(input) }],
     input: null,
     readLine: codexLineReader(),
     readErrorLine: readCodexErrorLine,

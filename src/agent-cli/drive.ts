@@ -6,8 +6,7 @@
  * ends it on abort. Logs `agent.cli` (started, session, restarted, exited) and `agent.finished` as
  * the loop does; the outcome is an AgentOutcome.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { type AgentOutcome, abortedOutcome } from '../agent/loop.js';
 import { isKind, type StoredEvent } from '../core/events.js';
 import type { Message } from '../model/types.js';
@@ -16,6 +15,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import { adapterFor } from './adapters.js';
 import { type CliProcessEnd, isCrash, runCliProcess } from './cli-process.js';
+import { writeHomeFiles } from './home-files.js';
 import { type AgentCliServer, MCP_PATH, MODEL_PATH } from './host-server.js';
 import { homeSeen } from './launch.js';
 
@@ -101,7 +101,6 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
       modelUrl: `${address.url}${MODEL_PATH}`,
       token: options.token,
       home: homeSeen(place),
-      hostHome: options.agentHome,
       command: cli.command,
       ...(session ? { resumeSession: session } : {}),
       ...(resumeText ? { resumeText } : {}),
@@ -109,10 +108,10 @@ export async function driveCli(options: DriveCliOptions): Promise<AgentOutcome> 
       colonyTools: options.colonyTools,
       ...(options.model ? { model: options.model } : {}),
     });
-    for (const file of launch.files) {
-      mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
-      writeFileSync(file.path, file.content, { mode: 0o600 });
-    }
+    // The home is the agent's to write (in its sandbox): nothing is written through a link in it.
+    const written = await writeHomeFiles(options.agentHome, launch.files);
+    if (!written.ok)
+      return finish({ status: 'failed', stopReason: 'cli_failed', reason: written.error, finalText: '' });
     const end = await runCliProcess(launch, place, {
       started: (pid) => emit('agent.cli', { cli: cli.kind, event: 'started', ...(pid ? { pid } : {}) }),
       session: (sessionId) => emit('agent.cli', { cli: cli.kind, event: 'session', sessionId }),

@@ -11,6 +11,7 @@ import https from 'node:https';
 import type { Upstream } from '../model/catalog.js';
 import { type HttpError, type ReadResult, readCapped, statusError } from '../model/http.js';
 import type { RawTurn } from '../model/providers/shared.js';
+import { admittedHeader } from './allow-list.js';
 import { createMeterReader } from './meter-reader.js';
 import { sendError } from './respond.js';
 import type { Wire } from './wire.js';
@@ -42,6 +43,8 @@ export interface ForwardRequest {
   /** The client's query string ('' or e.g. '?beta=true'), passed on. */
   search: string;
   clientHeaders: IncomingHttpHeaders;
+  /** The run allows the network: feature flags of server-side tools pass (allow-list.ts). */
+  allowNetwork: boolean;
   res: ServerResponse;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
@@ -154,7 +157,8 @@ function upstreamHeaders(f: ForwardRequest): Record<string, string> {
   const agent = headerText(f.clientHeaders['user-agent']);
   if (agent !== undefined) headers['user-agent'] = agent;
   for (const name of f.wire.forwardedHeaders) {
-    const value = headerText(f.clientHeaders[name]);
+    const given = headerText(f.clientHeaders[name]);
+    const value = given === undefined ? undefined : admittedHeader(name, given, f.allowNetwork);
     if (value !== undefined) headers[name] = value;
   }
   return { ...headers, ...f.wire.authHeaders(f.upstream.apiKey) };

@@ -3,7 +3,8 @@
  * ones) run as Colony agents send their model traffic here instead of to a vendor. Each request is
  * authenticated by the agent's own token, refused when the run's budget is spent, forwarded to the
  * model the run gives that agent (whatever model the client names) with the real key, through the
- * run's rate gate, and its answer is passed on as it arrives while a copy is read for usage, text,
+ * run's rate gate (only the fields, header values and client-side tools it knows: allow-list.ts), and
+ * its answer is passed on as it arrives while a copy is read for usage, text,
  * tool calls and stop reason. Every completed call is logged as the same `model.response` a built-in
  * agent logs; upstream failures as `model.error`. docs/proxy.md.
  *
@@ -20,6 +21,7 @@ import { DEFAULT_MAX_BODY_BYTES } from '../model/http.js';
 import { priceTurn } from '../model/providers/shared.js';
 import type { GateOutcome, RateGate } from '../run/rate-gate.js';
 import type { EventLog } from '../store/types.js';
+import { admitRequest } from './allow-list.js';
 import { authenticateModelRequest } from './auth.js';
 import { forward } from './forward.js';
 import { AgentMeter } from './meter.js';
@@ -41,6 +43,16 @@ export interface ModelProxyRun {
   upstream(agent: string): Upstream | undefined;
   /** Scrubs what is logged (default: the upstream's key and agent tokens). */
   scrubber?: Scrubber;
+  /**
+   * The run allows the network (`--allow-network`): server-side tools, MCP connectors and URLs the
+   * vendor fetches are forwarded. Otherwise they are refused (400; allow-list.ts).
+   */
+  allowNetwork?: boolean;
+  /**
+   * Whether an agent's CLI is hosted now: a token of an agent that is not (its CLI has ended, its
+   * token may still be readable in its home) is refused like an invalid one (401). Absent: every agent.
+   */
+  hosted?: (agent: string) => boolean;
   /** A further check of an authenticated agent (fleet fencing): null to go on, else why not (403). */
   authorize?: (claims: AgentTokenClaims) => Promise<string | null>;
 }
@@ -114,6 +126,8 @@ async function handle(
   const run = auth.ok ? options.runs(auth.value.runId) : undefined;
   if (!auth.ok || !run) return sendError(res, wire, 401, auth.ok ? 'the run is not served here' : auth.error);
   const agent = auth.value.agent;
+  if (run.hosted && !run.hosted(agent))
+    return sendError(res, wire, 401, `agent '${agent}' is not running here now: its token is not accepted`);
   const denied = run.authorize ? await run.authorize(auth.value) : null;
   if (denied !== null) return sendError(res, wire, 403, denied);
   const upstream = run.upstream(agent);
@@ -125,8 +139,12 @@ async function handle(
     if (read.error === 'too_large') return sendError(res, wire, 413, 'the request body is too large');
     return void res.destroy();
   }
-  const body = parseObject(read.value);
-  if (!body) return sendError(res, wire, 400, 'the request body is not a JSON object');
+  const parsed = parseObject(read.value);
+  if (!parsed) return sendError(res, wire, 400, 'the request body is not a JSON object');
+  const allowNetwork = run.allowNetwork === true;
+  const admitted = admitRequest(wire.protocol, parsed, allowNetwork);
+  if (!admitted.ok) return sendError(res, wire, 400, admitted.error);
+  const body = admitted.value;
 
   const meter = meterOf(run);
   // Estimated like the loop's check (four characters a token), on the whole request as sent.
@@ -141,7 +159,7 @@ async function handle(
   wire.prepare(body, upstream.model.name);
   const scrubber = run.scrubber ?? createScrubber(upstream.apiKey ? [upstream.apiKey] : []);
   await proxyCall(
-    { req, res, wire, run, agent, upstream, body, meter, scrubber, search: url.search },
+    { req, res, wire, run, agent, upstream, body, meter, scrubber, search: url.search, allowNetwork },
     options,
   );
 }
@@ -157,6 +175,7 @@ interface Call {
   meter: AgentMeter;
   scrubber: Scrubber;
   search: string;
+  allowNetwork: boolean;
 }
 
 /** Holds a gate slot while the call is in flight, forwards it and logs its outcome. */
@@ -177,6 +196,7 @@ async function proxyCall(call: Call, options: ModelProxyOptions): Promise<void> 
       body: JSON.stringify(call.body),
       search: call.search,
       clientHeaders: call.req.headers,
+      allowNetwork: call.allowNetwork,
       res,
       signal: gone.signal,
       timeoutMs: options.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS,

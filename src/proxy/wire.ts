@@ -25,7 +25,7 @@ export interface Wire {
   url(baseUrl: string): URL;
   /** The upstream's authentication headers with the real key. */
   authHeaders(apiKey: string | undefined): Record<string, string>;
-  /** Client headers passed on upstream (protocol versions and feature flags), lower case. */
+  /** Client headers passed on upstream, lower case (their values as allow-list.ts admits them). */
   forwardedHeaders: readonly string[];
   /** Headers the upstream needs when the client did not send them. */
   defaultHeaders: Record<string, string>;
@@ -118,7 +118,7 @@ const OPENAI_CHAT: Wire = {
   route: 'POST /v1/chat/completions',
   url: (base) => endpoint(base, 'chat/completions'),
   authHeaders: (apiKey) => header('authorization', apiKey && `Bearer ${apiKey}`),
-  forwardedHeaders: ['openai-beta'],
+  forwardedHeaders: [],
   defaultHeaders: {},
   prepare(body, modelName) {
     body.model = modelName;
@@ -141,7 +141,7 @@ const OPENAI_RESPONSES: Wire = {
   route: 'POST /v1/responses',
   url: (base) => endpoint(base, 'responses'),
   authHeaders: (apiKey) => header('authorization', apiKey && `Bearer ${apiKey}`),
-  forwardedHeaders: ['openai-beta'],
+  forwardedHeaders: [],
   defaultHeaders: {},
   prepare(body, modelName) {
     body.model = modelName;

@@ -240,10 +240,20 @@ export function killAfterClaim(
   ready: () => boolean,
   victims: () => number[],
 ): { policy: ScriptedPolicy; killed: () => number[] } {
+  return killAfterTool('mcp__colony__claim', inner, ready, victims);
+}
+
+/** killAfterClaim after the call of another tool (`tool`: as the fake provider names it). */
+export function killAfterTool(
+  tool: string,
+  inner: ScriptedPolicy,
+  ready: () => boolean,
+  victims: () => number[],
+): { policy: ScriptedPolicy; killed: () => number[] } {
   let killed: number[] = [];
   const policy: ScriptedPolicy = async (request, index) => {
     const calls = request.messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls : []));
-    if (killed.length === 0 && calls.at(-1)?.name === 'mcp__colony__claim') {
+    if (killed.length === 0 && calls.at(-1)?.name === tool) {
       for (let i = 0; i < 200 && !ready(); i++) await new Promise((r) => setTimeout(r, 100));
       killed = victims();
       for (const pid of killed) process.kill(pid, 'SIGKILL');

@@ -67,6 +67,8 @@ export interface HarnessOptions {
   streamFrameDelayMs?: number;
   latencyMs?: number;
   proxy?: Partial<ModelProxyOptions>;
+  /** More of the run (allowNetwork, hosted). */
+  run?: Partial<ModelProxyRun>;
 }
 
 export interface Harness {
@@ -111,6 +113,7 @@ export async function startHarness(store: Store, options: HarnessOptions): Promi
       if (!found.ok) throw new Error(found.error);
       return found.upstream;
     },
+    ...options.run,
   };
   const proxy = await startModelProxy({ runs: (id) => (id === runId ? run : undefined), ...options.proxy });
   return {

@@ -29,6 +29,7 @@ export function agentCliAccess(options: {
     gate,
     // A peer's CLI may have a model of its own (a CLI speaks one protocol: a mixed team needs two).
     upstream: (agent) => upstream(modelOf(agent)),
+    allowNetwork: spec.sandbox?.network === true,
     homesDir: join(options.runFolder, 'agent-cli'),
   };
 }
