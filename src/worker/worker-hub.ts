@@ -182,6 +182,8 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
             env,
             config: authConfig(options.tokenFor(agent)),
             timeoutMs: HTTP_TIMEOUT_MS,
+            // In the agent repository's sandbox (workspace/agent-git.ts), with the network to the gateway.
+            network: true,
           },
         );
         return r.ok ? ok(undefined) : err(gitError(r));

@@ -58,6 +58,13 @@ const SYNC_SCHEMA = z.object({
   merge: z.boolean().optional().describe('merge main into your branch, leaving conflict markers to resolve'),
 });
 
+/** What the model is told when its commit held nested repositories (agent-commit.ts). */
+export function nestedNote(nested: readonly string[] | undefined): string {
+  if (!nested || nested.length === 0) return '';
+  const names = nested.map((p) => `${p}/`).join(', ');
+  return `Note: ${names} held a nested repository (a .git of its own): its files were committed as plain files; its .git and its history were not.\n`;
+}
+
 export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
   return defineTool({
     name: 'merge_request',
@@ -81,13 +88,14 @@ export function createMergeRequestTool(ctx: IntegrationToolContext): Tool {
         ...(ctx.submitAndMoveOn ? { notify: true } : {}),
       });
       if (!queued.ok) return fail(`merge_request could not be queued: ${queued.error}`);
-      if (ctx.submitAndMoveOn) return ok(queuedText(queued.mr, queued.commit, ctx.queue.approval));
+      const nested = nestedNote(committed.ok ? committed.nested : undefined);
+      if (ctx.submitAndMoveOn) return ok(nested + queuedText(queued.mr, queued.commit, ctx.queue.approval));
       const result = await untilAborted(ctx.queue.reply(queued.mr), context.signal);
       if (result === null)
         return fail(
           `Stopped while waiting: merge request ${queued.mr} stays queued; its outcome will be logged.`,
         );
-      const text = resultText(result);
+      const text = nested + resultText(result);
       return isSuccess(result) ? ok(text) : fail(text);
     },
   });
