@@ -91,7 +91,7 @@ export const configSchema = z
     acceptRounds: z.number().int().nonnegative().optional(),
     /** Agents' commands in a bubblewrap sandbox: on (default; fails without it), auto, off (docs/sandbox.md). */
     sandbox: z.enum(SANDBOX_MODES),
-    /** The sandbox shares the host's network (setup always does). */
+    /** The sandbox shares the host's network (setup does on the base commit's tree anyway). */
     allowNetwork: z.boolean(),
     /** peers, orchestrated: run the agents on fleet workers (`colony worker`; docs/fleet.md). */
     workers: z.boolean().optional(),

@@ -11,7 +11,7 @@ export const SANDBOX_OPTIONS = {
 export const SANDBOX_HELP = `  --sandbox MODE       on (default): every command an agent starts, and setup, verify and merge checks,
                        runs in a bubblewrap sandbox that sees only its own checkout; auto: uncontained
                        where bubblewrap is missing; off: uncontained (the summary warns); docs/sandbox.md
-  --allow-network      the sandbox shares your network (default: none; setup always has it)
+  --allow-network      the sandbox shares your network (default: none; setup has it on the base tree)
   --pass-env NAME      pass this environment variable into the sandbox (repeatable)`;
 
 export function sandboxFlags(

@@ -85,7 +85,7 @@ export interface RunOptions extends SpecFields {
    * says so) or 'off'.
    */
   sandbox?: SandboxMode;
-  /** The sandbox shares the host's network (setup always does). */
+  /** The sandbox shares the host's network (setup does on the base commit's tree anyway). */
   allowNetwork?: boolean;
   /** Names of environment variables passed into the sandbox. */
   passEnv?: string[];

@@ -9,7 +9,7 @@ import { detectSandbox } from './detect.js';
 export interface SandboxSetting {
   /** false: agents' commands run uncontained (`--sandbox off`, or `auto` without bubblewrap). */
   enabled: boolean;
-  /** Agents' commands and the checks may use the network (`--allow-network`; setup always may). */
+  /** Agents' commands and the checks may use the network (`--allow-network`; setup may on the base tree). */
   network: boolean;
   /** Names of variables passed into the sandbox (values are read when the run executes). */
   passEnv: string[];

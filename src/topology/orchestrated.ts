@@ -183,6 +183,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
             runDir: dir,
             hubPath: workspace.hubPath,
             commands: [...(spec.verify ? [spec.verify] : []), spec.accept],
+            baseCommit: spec.baseCommit,
             setup: spec.setup,
             env: ctx.commandEnv,
             sandbox: ctx.sandbox,

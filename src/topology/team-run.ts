@@ -69,6 +69,7 @@ export function hubMainVerifier(ctx: RunContext, run: TeamRun): MainVerifier | n
     hubPath: run.workspace.hubPath,
     log: ctx.log,
     verify: spec.verify,
+    baseCommit: spec.baseCommit,
     setup: spec.setup,
     env: ctx.commandEnv,
     sandbox: ctx.sandbox,

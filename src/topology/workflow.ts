@@ -60,6 +60,7 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         hubPath: workspace.hubPath,
         checkout,
         commit: HUB_MAIN,
+        baseCommit: spec.baseCommit,
         setup: spec.setup,
         env: ctx.commandEnv,
         sandbox: ctx.sandbox,

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { isKind } from '../core/events.js';
 import { err, type Result } from '../lang/result.js';
 import { Semaphore } from '../lang/semaphore.js';
-import { type Sandbox, setupSandbox } from '../sandbox/index.js';
+import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import type { CheckoutFill } from '../tool/checkout-fill.js';
 import {
@@ -35,7 +35,7 @@ import { fetchResult } from './result.js';
 /** The run's result in the user's repository: its branch ref, or null when nothing landed on main. */
 export type FinishResult = { ok: true; ref: string | null; commit: string } | { ok: false; error: string };
 
-import { runShellCommand } from './shell-command.js';
+import { runSetup, SETUP_OFFLINE } from './shell-command.js';
 import { commitChanges, removeWorktree, worktreeState } from './worktree.js';
 
 export interface AgentWorkspace {
@@ -124,7 +124,7 @@ export class RunWorkspace {
       log: EventLog;
       setup?: string;
       env?: NodeJS.ProcessEnv;
-      /** Where the setup command runs (with network); null: uncontained. */
+      /** Where the setup command runs (see runSetup); null: uncontained. */
       sandbox?: Sandbox | null;
       upstream?: HubUpstream;
       /** The run's end: an agent still waiting for its checkout then gets none. */
@@ -238,9 +238,16 @@ export class RunWorkspace {
       });
     }
     if (setup && (main.created || !existing.some((e) => e.kind === 'setup.finished'))) {
-      const result = await runShellCommand(setup, worktree, {
+      // The network only on the base commit's tree: a new checkout of it, with no work in progress
+      // of the agent's restored into it (a fleet worker's agent that worked before).
+      const onBaseTree =
+        main.created &&
+        main.head === this.options.baseCommit &&
+        !(upstream && existing.some(isKind('workspace.ready')));
+      const result = await runSetup(setup, worktree, {
         env: this.options.env,
-        sandbox: setupSandbox(this.options.sandbox),
+        sandbox: this.options.sandbox,
+        onBaseTree,
       });
       await log.append({
         runId,
@@ -253,8 +260,13 @@ export class RunWorkspace {
           durationMs: result.durationMs,
         },
       });
-      if (result.exitCode !== 0)
-        return { ok: false, error: `setup command failed in ${worktree} (exit ${result.exitCode})` };
+      if (result.exitCode !== 0) {
+        const offline = result.failedOffline ? `; ${SETUP_OFFLINE}` : '';
+        return {
+          ok: false,
+          error: `setup command failed in ${worktree} (exit ${result.exitCode})${offline}`,
+        };
+      }
     }
     return {
       ok: true,

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { containCommand, type Sandbox } from '../sandbox/index.js';
+import { containCommand, type Sandbox, setupSandbox } from '../sandbox/index.js';
 
 export interface CommandResult {
   exitCode: number | null;
@@ -69,6 +69,26 @@ export function runShellCommand(
     child.on('close', (code) => done(code));
   });
 }
+
+/**
+ * Runs the run's `--setup` command in a checkout, with the network only on the base commit's tree
+ * (sandbox.ts setupSandbox). A setup that fails without the network says so, and how to allow it.
+ */
+export async function runSetup(
+  command: string,
+  cwd: string,
+  options: { env?: NodeJS.ProcessEnv; sandbox?: Sandbox | null; onBaseTree: boolean },
+): Promise<CommandResult & { failedOffline: boolean }> {
+  const sandbox = setupSandbox(options.sandbox, options.onBaseTree);
+  const result = await runShellCommand(command, cwd, { env: options.env, sandbox });
+  const failedOffline = result.exitCode !== 0 && sandbox !== null && !sandbox.network;
+  return failedOffline
+    ? { ...result, output: `${result.output}\n${SETUP_OFFLINE}`, failedOffline }
+    : { ...result, failedOffline };
+}
+
+export const SETUP_OFFLINE =
+  "setup ran without the network: this tree has agents' changes, and only the base commit's tree gets the network for setup (pass --allow-network to give it the network everywhere)";
 
 function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;

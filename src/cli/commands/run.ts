@@ -70,7 +70,7 @@ never touched. The result is fetched into your repository as the branch colony/<
                        runs in a bubblewrap sandbox that sees only its own checkout (fails without
                        bubblewrap); auto: on when available, else off; off: uncontained, as your user
                        (the summary warns); see docs/sandbox.md
-  --allow-network      the sandbox shares your network (default: none; --setup always has it)
+  --allow-network      the sandbox shares your network (default: none; --setup has it on the base tree)
   --pass-env NAME      pass this environment variable into the sandbox (repeatable; nothing else of
                        your environment is passed: no API keys)
   --max-runs N         most runs at once on this server (store) (default 10, or COLONY_MAX_RUNS)

@@ -100,8 +100,9 @@ async function gradeIn(
     timeoutMs: Math.max(1, Math.round(deadline - performance.now())),
   });
 
+  // The tree graded is the agent's: setup has the network only if the run's commands have it.
   for (const command of spec.setup) {
-    const record = await runCommand(command, scratch, context(setupSandbox(options.sandbox)));
+    const record = await runCommand(command, scratch, context(setupSandbox(options.sandbox, false)));
     commands.push(record);
     if (record.timedOut)
       return stop('timeout', `setup \`${command}\` ran past the ${spec.timeoutS} s time-out`);

@@ -98,8 +98,9 @@ export async function plantTask(options: PlantOptions): Promise<Result<PlantResu
       timeoutMs: timeoutS * 1000,
       sandbox,
     });
+    // The user's repository as given (no agent's change): setup has the network.
     for (const command of options.setup ?? []) {
-      const record = await runCommand(command, scratch, context(setupSandbox(options.sandbox)));
+      const record = await runCommand(command, scratch, context(setupSandbox(options.sandbox, true)));
       if (record.exitCode !== 0)
         return err(`setup \`${command}\` failed (exit ${record.exitCode}): ${record.output}`);
     }

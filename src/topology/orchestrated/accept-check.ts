@@ -26,6 +26,8 @@ export interface AcceptCheckOptions {
   hubPath: string;
   /** Commands in order (verify, then accept); all run even when one fails. */
   commands: string[];
+  /** The commit the run started from (setup has the network on its tree only). */
+  baseCommit: string;
   setup?: string;
   env: NodeJS.ProcessEnv;
   sandbox?: Sandbox | null;
@@ -44,6 +46,7 @@ export async function checkMain(
     hubPath: o.hubPath,
     checkout,
     commit,
+    baseCommit: o.baseCommit,
     setup: o.setup,
     env: o.env,
     sandbox: o.sandbox,

@@ -24,6 +24,8 @@ export function mainVerifier(options: {
   hubPath: string;
   log: EventLog;
   verify: string;
+  /** The commit the run started from (setup has the network on its tree only). */
+  baseCommit: string;
   setup?: string;
   env: NodeJS.ProcessEnv;
   sandbox?: Sandbox | null;
@@ -45,6 +47,7 @@ export function mainVerifier(options: {
       hubPath: options.hubPath,
       checkout,
       commit,
+      baseCommit: options.baseCommit,
       setup: options.setup,
       env: options.env,
       sandbox: options.sandbox,

@@ -1,21 +1,24 @@
 /**
  * The candidate: a batch built as a chain of commits on main with `git merge-tree` (no checkout), and
- * its verification in the one integration worktree of the run (setup once per queue, then verify),
- * with verdicts cached by tree so that bisection never verifies a tree twice.
+ * its verification in the one integration worktree of the run (setup once per queue on the base
+ * commit's tree, then verify on a clean checkout with a pristine copy of what setup made), with
+ * verdicts cached by tree so that bisection never verifies a tree twice.
  */
 import path from 'node:path';
-import { setupSandbox } from '../../sandbox/index.js';
 import { git, gitError } from '../git.js';
-import { runShellCommand } from '../shell-command.js';
+import { runSetup, runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
 import { planFastChain, writeFastChain } from './fast-chain.js';
 import { commitTree, mergeTrees, treeOf } from './hub-git.js';
 import type { MainChain } from './main-chain.js';
 import type { ObjectReader } from './object-reader.js';
+import { captureSetupOutput, restoreSetupOutput, type SetupCopy } from './setup-copy.js';
 import { clip, landedMessage, lastLines } from './texts.js';
 import type { Applied, IntegrationQueueOptions, IntegrationStats, Pending, Reject } from './types.js';
 
 const VERIFY_CACHE = 256;
+/** The run's folder (beside the integration worktree, in no checkout) holding what setup made. */
+const SETUP_COPY = 'integration-setup';
 
 export interface Candidate {
   /** The requests applied, in chain order (empty: nothing to verify). */
@@ -110,13 +113,14 @@ export type Verdict =
 
 type VerifyOptions = Pick<
   IntegrationQueueOptions,
-  'runId' | 'workRoot' | 'setup' | 'verify' | 'env' | 'sandbox' | 'verifyTimeoutMs'
+  'runId' | 'workRoot' | 'baseCommit' | 'setup' | 'verify' | 'env' | 'sandbox' | 'verifyTimeoutMs'
 >;
 
 /** Verifies candidates in the integration worktree (branch integration/<run>); one verdict per tree. */
 export class CandidateVerifier {
   private worktree: string | null = null;
-  private setupDone = false;
+  /** What setup made, once it ran (null: not yet, or it failed and runs again). */
+  private setupCopy: SetupCopy | null = null;
   /** prepare()'s work, which verify() waits for (one git process at a time in the worktree). */
   private preparing: Promise<void> | null = null;
   private readonly verdicts = new Map<string, Verdict>();
@@ -128,15 +132,14 @@ export class CandidateVerifier {
   ) {}
 
   /**
-   * Makes the worktree on `commit` and runs setup in the background, before the first candidate: a
-   * full checkout made while a thousand peers submit their first requests took 9 s of the first
-   * request's wait. A failure here is met again, and reported, by the first verify.
+   * Makes the worktree on `commit` (the base commit, when known) and runs setup in the background,
+   * before the first candidate: a full checkout made while a thousand peers submit their first
+   * requests took 9 s of the first request's wait. A failure here is met again, and reported, by the
+   * first verify.
    */
   prepare(commit: string): void {
-    this.preparing ??= this.checkout(commit)
-      .then(async (wt) => {
-        if (wt.ok) await this.setUp(wt.path);
-      })
+    this.preparing ??= (this.options.setup ? this.setUp(commit) : this.checkout(commit))
+      .then(() => {})
       .catch(() => {});
   }
 
@@ -145,11 +148,11 @@ export class CandidateVerifier {
     const known = this.verdicts.get(tree);
     if (known && !options.fresh) return known;
     await this.preparing;
+    const setupFailed = await this.setUp(commit);
+    if (setupFailed) return setupFailed;
     const wt = await this.checkout(commit);
     if (!wt.ok) return { passed: false, setupFailed: true, summary: wt.error, output: wt.error };
     const env = this.options.env ?? process.env;
-    const setupFailed = await this.setUp(wt.path);
-    if (setupFailed) return setupFailed;
     if (!this.options.verify) return { passed: true, summary: 'no verify command configured' };
     this.stats.verifyRuns++;
     const run = await runShellCommand(this.options.verify, wt.path, {
@@ -179,22 +182,40 @@ export class CandidateVerifier {
     return verdict;
   }
 
-  /** Runs setup once per queue (again after a failure); the failed verdict, or null. */
-  private async setUp(cwd: string): Promise<Verdict | null> {
-    if (!this.options.setup || this.setupDone) return null;
-    const setup = await runShellCommand(this.options.setup, cwd, {
-      env: this.options.env ?? process.env,
-      sandbox: setupSandbox(this.options.sandbox),
+  /**
+   * Runs setup once per queue (again after a failure) on the base commit's tree, with its network
+   * (runSetup), and keeps a copy of what it made; the failed verdict, or null. Without a base commit
+   * it runs on `commit`, a tree of agents' changes.
+   */
+  private async setUp(commit: string): Promise<Verdict | null> {
+    const command = this.options.setup;
+    if (!command || this.setupCopy) return null;
+    const base = this.options.baseCommit ?? commit;
+    const failed = (summary: string, output: string): Verdict => ({
+      passed: false,
+      setupFailed: true,
+      summary,
+      output: `${summary}\n${output}`,
     });
-    if (setup.exitCode !== 0) {
-      const summary = `setup \`${this.options.setup}\` failed (exit ${setup.exitCode})`;
-      return { passed: false, setupFailed: true, summary, output: `${summary}\n${setup.output}` };
-    }
-    this.setupDone = true;
+    const wt = await this.checkout(base);
+    if (!wt.ok) return failed(`setup \`${command}\` could not run`, wt.error);
+    const setup = await runSetup(command, wt.path, {
+      env: this.options.env ?? process.env,
+      sandbox: this.options.sandbox,
+      onBaseTree: base === this.options.baseCommit,
+    });
+    if (setup.exitCode !== 0)
+      return failed(`setup \`${command}\` failed (exit ${setup.exitCode})`, setup.output);
+    const copy = await captureSetupOutput(wt.path, path.resolve(this.options.workRoot, SETUP_COPY));
+    if (!copy.ok) return failed(`setup \`${command}\` ran, but its files could not be kept`, copy.error);
+    this.setupCopy = copy.value;
     return null;
   }
 
-  /** The one integration worktree, reset to exactly `commit`. */
+  /**
+   * The one integration worktree, exactly `commit`: nothing a previous candidate wrote is left (also
+   * no file git ignores), and what setup made is back as setup made it.
+   */
   private async checkout(commit: string): Promise<{ ok: true; path: string } | { ok: false; error: string }> {
     if (this.worktree === null) {
       const wtPath = path.join(path.resolve(this.options.workRoot), 'integration');
@@ -205,10 +226,14 @@ export class CandidateVerifier {
     const cwd = this.worktree;
     const reset = await git(['reset', '--hard', '--quiet', commit], { cwd });
     if (!reset.ok) return { ok: false, error: `could not check out ${commit}: ${gitError(reset)}` };
-    // Untracked files from the previous candidate go; ignored ones (setup's node_modules) stay.
-    const clean = await git(['clean', '-ffdq'], { cwd });
+    // Ignored files too: a candidate's tests could plant node_modules/.bin/<tool> for the next one.
+    const clean = await git(['clean', '-ffdxq'], { cwd });
     if (!clean.ok)
       return { ok: false, error: `could not clean the integration worktree: ${gitError(clean)}` };
+    if (this.setupCopy) {
+      const restored = await restoreSetupOutput(this.setupCopy, cwd);
+      if (!restored.ok) return restored;
+    }
     return { ok: true, path: cwd };
   }
 }
