@@ -11,19 +11,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { agentRepoPlace } from '../core/agent-layout.js';
 import { isKind } from '../core/events.js';
 import { err, type Result } from '../lang/result.js';
 import { Semaphore } from '../lang/semaphore.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import type { CheckoutFill } from '../tool/checkout-fill.js';
-import {
-  AGENT_GIT_DIRS,
-  type AgentRepo,
-  openAgentRepo,
-  publishAgentRepo,
-  removeAgentRepo,
-} from './agent-repo.js';
+import { containAgentRepos } from './agent-git.js';
+import { type AgentRepo, openAgentRepo, publishAgentRepo, removeAgentRepo } from './agent-repo.js';
 import { CheckoutTemplates } from './checkout-template.js';
 import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
@@ -132,6 +128,8 @@ export class RunWorkspace {
     },
   ) {
     this.hubPath = join(options.runDir, 'hub.git');
+    // Colony's own git calls on this run's agent repositories run in their sandboxes (agent-git.ts).
+    containAgentRepos(options.runDir, options.sandbox ?? null);
     this.branchMoves = new RefUpdateBatch(this.hubPath, 'publish');
   }
 
@@ -141,16 +139,13 @@ export class RunWorkspace {
   }
 
   worktreePath(agent: string): string {
-    return join(this.options.runDir, 'worktrees', agent);
+    return agentRepoPlace(this.options.runDir, agent).checkout;
   }
 
   /** The agent's repository: its checkout and its git directory (beside the hub, not in the checkout). */
   repoOf(agent: string): AgentRepo {
-    return {
-      checkout: this.worktreePath(agent),
-      gitDir: join(this.options.runDir, AGENT_GIT_DIRS, `${agent}.git`),
-      branch: `agent/${agent}`,
-    };
+    const place = agentRepoPlace(this.options.runDir, agent);
+    return { checkout: place.checkout, gitDir: place.gitDir, branch: `agent/${agent}` };
   }
 
   /** Copies the agent's current commit into the hub (see AgentWorkspace.publish). */
