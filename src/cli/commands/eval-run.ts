@@ -7,7 +7,8 @@ import { runEval } from '../../eval/run/run-eval.js';
 import { SANDBOX_MODES, type SandboxMode } from '../../sandbox/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure } from '../store-access.js';
-import { sandboxFlag } from './eval-suite.js';
+
+const GRADE_SANDBOX_MODES = ['on', 'off'] as const;
 
 export async function runSubcommand(argv: string[]): Promise<number> {
   const cmd = 'eval run';
@@ -20,7 +21,8 @@ export async function runSubcommand(argv: string[]): Promise<number> {
       out: { type: 'string' },
       concurrency: { type: 'string' },
       sandbox: { type: 'string' },
-      'grade-sandbox': { type: 'boolean' },
+      'grade-sandbox': { type: 'string' },
+      'allow-network': { type: 'boolean' },
       keep: { type: 'boolean' },
     },
     cmd,
@@ -35,6 +37,9 @@ export async function runSubcommand(argv: string[]): Promise<number> {
   const mode = values.sandbox ?? 'auto';
   if (!(SANDBOX_MODES as readonly string[]).includes(mode))
     throw new UsageError(`${cmd}: --sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${mode}"`);
+  const gradeMode = values['grade-sandbox'] ?? 'on';
+  if (!(GRADE_SANDBOX_MODES as readonly string[]).includes(gradeMode))
+    throw new UsageError(`${cmd}: --grade-sandbox must be on or off, got "${gradeMode}"`);
   const out = values.out ?? 'eval-out';
   const controller = new AbortController();
   const stop = () => controller.abort();
@@ -47,7 +52,8 @@ export async function runSubcommand(argv: string[]): Promise<number> {
       out,
       ...(concurrency !== undefined ? { concurrency } : {}),
       sandbox: mode as SandboxMode,
-      gradeSandbox: await sandboxFlag(values['grade-sandbox']),
+      gradeSandbox: gradeMode as (typeof GRADE_SANDBOX_MODES)[number],
+      ...(values['allow-network'] ? { allowNetwork: true } : {}),
       ...(values.keep ? { keep: true } : {}),
       signal: controller.signal,
       // A trial's note can quote its run's stderr (an agent's file names, say).

@@ -9,7 +9,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { err, ok, type Result } from '../../lang/result.js';
-import type { SandboxMode } from '../../sandbox/index.js';
+import { openSandbox, type SandboxMode } from '../../sandbox/index.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
 import { mapLimited } from '../../workflow/limiter.js';
 import { loadSuite } from '../suite/load.js';
@@ -36,8 +36,14 @@ export interface EvalRunOptions {
   concurrency?: number;
   /** The runs' agent sandbox (default auto: contained where bubblewrap runs, else not, and said). */
   sandbox?: SandboxMode;
-  /** Grade in this sandbox (default: uncontained). */
-  gradeSandbox?: Sandbox | null;
+  /**
+   * Grading runs the agents' code (their tree's tests and scripts): `on` (the default) in a bubblewrap
+   * sandbox with its allow-listed environment, and an error before any trial when the sandbox cannot
+   * be had; `off` uncontained, as your user (still without Colony's secrets in its environment).
+   */
+  gradeSandbox?: 'on' | 'off';
+  /** The runs' commands and the grading share the network (default: neither has it). */
+  allowNetwork?: boolean;
   /** The runs' environment: model keys, COLONY_HOME / COLONY_DATABASE_URL (default process.env). */
   env?: NodeJS.ProcessEnv;
   /** Keep each trial's scratch folder (for debugging). */
@@ -79,6 +85,18 @@ async function writeTasksFile(out: string, tasks: readonly Task[]): Promise<void
   await writeFile(join(out, TASKS_FILE), `${text}\n`);
 }
 
+/** The grading sandbox of `gradeSandbox` (null when off), or why it cannot be had. */
+async function openGradeSandbox(options: EvalRunOptions): Promise<Result<Sandbox | null>> {
+  if (options.gradeSandbox === 'off') return ok(null);
+  const setting = { enabled: true, network: options.allowNetwork ?? false, passEnv: [] };
+  const opened = await openSandbox(setting, options.env ?? process.env);
+  if (opened.ok) return opened;
+  return err(
+    `grading runs the agents' code in a bubblewrap sandbox, and it cannot be had: ${opened.error} ` +
+      '(to grade uncontained, as your user: --grade-sandbox off)',
+  );
+}
+
 export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunResult>> {
   const log = options.log ?? (() => {});
   const suite = loadSuite(options.suite);
@@ -96,6 +114,9 @@ export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunRe
     armsDir: dirname(resolve(options.arms)),
   });
   if (!arms.ok) return err(`${options.arms}:\n  ${arms.errors.join('\n  ')}`);
+
+  const gradeSandbox = await openGradeSandbox(options);
+  if (!gradeSandbox.ok) return gradeSandbox;
 
   const out = resolve(options.out);
   await mkdir(out, { recursive: true });
@@ -140,7 +161,8 @@ export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunRe
       const { record, note } = await runTrial(job, {
         scratchRoot,
         sandbox: options.sandbox ?? 'auto',
-        gradeSandbox: options.gradeSandbox ?? null,
+        gradeSandbox: gradeSandbox.value,
+        ...(options.allowNetwork ? { allowNetwork: true } : {}),
         env: options.env ?? process.env,
         ...(options.keep ? { keep: true } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

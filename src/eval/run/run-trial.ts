@@ -1,7 +1,8 @@
 /**
  * One trial of `colony eval run`: the task's start state (no hidden tests) in a scratch folder, a
  * real Colony run of the arm on it (`colony run`, colony-run.ts), the run's result branch checked
- * out and graded with the hidden tests, and the trial record. Whatever goes wrong in the harness
+ * out and graded with the hidden tests (in the grading sandbox: the tree is the agents' work, so
+ * its tests are their code), and the trial record. Whatever goes wrong in the harness
  * (checkout, run start, grading) is an `infra_error` record with the reason, never a throw: one
  * broken task must not end the eval.
  */
@@ -34,6 +35,8 @@ export interface TrialContext {
   /** The runs' agent sandbox (`--sandbox`), and the grading sandbox (null: uncontained). */
   sandbox: SandboxMode;
   gradeSandbox: Sandbox | null;
+  /** The runs' commands share the network (`colony run --allow-network`). */
+  allowNetwork?: boolean;
   env: NodeJS.ProcessEnv;
   keep?: boolean;
   signal?: AbortSignal;
@@ -98,7 +101,13 @@ export function trialConfig(job: TrialJob): Record<string, unknown> | null {
  * arm's team and limits, the task's goal, setup and verify. Always `--flag=value`: a goal or command
  * that starts with `-` must not read as a flag. `config`: the trial's config file (trialConfig).
  */
-export function runArgs(job: TrialJob, repo: string, sandbox: SandboxMode, config?: string): string[] {
+export function runArgs(
+  job: TrialJob,
+  repo: string,
+  sandbox: SandboxMode,
+  config?: string,
+  allowNetwork = false,
+): string[] {
   const { arm, task } = job;
   const workflow = arm.topology === 'workflow';
   const lead = arm.models?.lead;
@@ -127,6 +136,7 @@ export function runArgs(job: TrialJob, repo: string, sandbox: SandboxMode, confi
     ['arg', workflow ? `goal=${task.spec.goal}` : undefined],
   ];
   const args = flags.flatMap(([name, value]) => (value === undefined ? [] : [`--${name}=${value}`]));
+  if (allowNetwork) args.push('--allow-network');
   return workflow && arm.program ? [arm.program, ...args] : args;
 }
 
@@ -155,7 +165,7 @@ async function trialIn(dir: string, job: TrialJob, ctx: TrialContext): Promise<T
 
   const started = performance.now();
   // cwd: the scratch folder, so no ./colony.json of the user's is picked up.
-  const ran = await runColony(runArgs(job, repo, ctx.sandbox, configFile), {
+  const ran = await runColony(runArgs(job, repo, ctx.sandbox, configFile, ctx.allowNetwork), {
     cwd: dir,
     env: ctx.env,
     command: workflow ? 'workflow' : 'run',
@@ -193,7 +203,12 @@ async function trialIn(dir: string, job: TrialJob, ctx: TrialContext): Promise<T
       return infra(`cannot check out ${summary.resultBranch}: ${(e as Error).message}`, team);
     }
   }
-  const grade = await gradeTree(task, repo, { sandbox: ctx.gradeSandbox, env: ctx.env, scratchRoot: dir });
+  const grade = await gradeTree(task, repo, {
+    sandbox: ctx.gradeSandbox,
+    env: ctx.env,
+    scratchRoot: dir,
+    ...(ctx.keep ? { keep: true } : {}),
+  });
   if (grade.outcome === 'infra_error') return infra(`grading: ${grade.error ?? 'unknown'}`, team);
   // A run that hit its deadline is a time-out, unless what it left passes anyway.
   const pastDeadline =

@@ -2,12 +2,15 @@
  * Grading one working tree against one task: a scratch copy of the tree (the agents' repository is
  * never written), the hidden tests added to it, the task's setup and verify commands run in it within
  * the task's time-out (contained when a sandbox is given), the per-test results parsed and judged.
+ * The tree may be agents' work, so hostile: it is copied without following its links, the hidden tests
+ * replace any link on their way in, the results are read without following links, and its commands
+ * never see Colony's secrets (commandEnv; in a sandbox, only the sandbox's allow-listed environment).
  *
  * Outcomes: `pass` (every listed test passes), `fail`, `timeout` (setup or verify ran out of time; the
  * score counts what was reported before), `infra_error` (the grade could not be taken: the hidden
  * tests would not go in, a setup command failed, the results are missing or unparsable).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Sandbox, setupSandbox } from '../../sandbox/index.js';
@@ -37,7 +40,7 @@ export interface Grade {
 export interface GradeOptions {
   /** Contain setup (with network) and verify in this sandbox; null or absent runs them as Colony's user. */
   sandbox?: Sandbox | null;
-  /** The commands' environment (default: Colony's). */
+  /** Where the commands' environment comes from, less its secrets (default: Colony's). */
   env?: NodeJS.ProcessEnv;
   /** Where the scratch copy is made (default: the system temp folder). */
   scratchRoot?: string;
@@ -132,9 +135,41 @@ async function gradeIn(
   return { ...base, outcome: verdict.pass ? 'pass' : 'fail' };
 }
 
-/** The hidden tests: a folder copied over the scratch copy, or a patch applied to it. */
+/**
+ * The hidden tests: a folder copied over the scratch copy, or a patch applied to it (git apply
+ * refuses a path beyond a link by itself).
+ */
 async function addHidden(task: Task, scratch: string) {
   const { hidden } = task.spec;
-  if (typeof hidden === 'string') return copyTree(path.join(task.dir, hidden), scratch);
+  if (typeof hidden === 'string') {
+    const from = path.join(task.dir, hidden);
+    await dropLinksInTheWay(scratch, await pathsUnder(from));
+    return copyTree(from, scratch);
+  }
   return applyPatch(scratch, path.join(task.dir, hidden.patch));
+}
+
+/** Every path under `dir`, relative to it. */
+async function pathsUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true }).catch(() => []);
+  return entries.map((entry) => String(entry));
+}
+
+/**
+ * A link of the tree where a hidden file or folder goes, or on its way there, is removed: copying
+ * through it would write outside the tree (`tests -> /home/you`). The hidden tests replace what is
+ * there anyway. Nothing of the agents runs meanwhile: their run has ended, and this copy is new.
+ */
+async function dropLinksInTheWay(tree: string, paths: readonly string[]): Promise<void> {
+  const prefixes = new Set<string>();
+  for (const rel of paths) {
+    const parts = rel.split(path.sep);
+    for (let i = 1; i <= parts.length; i++) prefixes.add(parts.slice(0, i).join(path.sep));
+  }
+  // Shortest first: a link removed near the root leaves nothing below it to look at.
+  for (const rel of [...prefixes].sort((a, b) => a.length - b.length)) {
+    const target = path.join(tree, rel);
+    const stat = await lstat(target).catch(() => null);
+    if (stat?.isSymbolicLink()) await rm(target, { force: true });
+  }
 }
