@@ -1,12 +1,33 @@
 /**
- * Path safety for tools: every path an agent names must stay inside its worktree. Refused are `..`
- * escapes, absolute paths elsewhere, and symlinks (anywhere along the path) that lead outside.
- * New files in new folders are allowed: only the deepest *existing* ancestor is resolved.
+ * Path safety for tools: every path an agent names must stay inside its worktree, judged by where it
+ * really leads. Refused are `..` escapes, absolute paths elsewhere, symlinks (anywhere along the
+ * path) that lead outside, and anything that is or leads into `.git` — the checkout's own (a file the
+ * sandbox and Colony's git read to find the agent's git directory) or a nested repository's folder
+ * (whose config Colony's git would read). New files in new folders are allowed: only the deepest
+ * *existing* ancestor is resolved.
+ *
+ * The tools then act on `real` (never on the path as named, whose links could be swapped after the
+ * check): files are opened with O_NOFOLLOW, and where an open file really is is checked again on its
+ * descriptor (tool/opened-path.ts). What is left is a parent folder swapped for a link between the check and
+ * a path-based call (mkdir, rename): that needs a process of the agent's running at the same time,
+ * and there is none (its tools run one at a time; its sandbox's processes end with each bash call).
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-export type ResolvedPath = { ok: true; abs: string; rel: string } | { ok: false; error: string };
+export type ResolvedPath =
+  | {
+      ok: true;
+      /** The path as named, inside the worktree as given. */
+      abs: string;
+      /** `abs` relative to the worktree ('.' for the root), `/`-separated. */
+      rel: string;
+      /** Where it really leads: every link followed (a missing tail appended to its real ancestor). */
+      real: string;
+      /** The worktree's real path (`real` is inside it). */
+      realRoot: string;
+    }
+  | { ok: false; error: string };
 
 export function resolveInside(root: string, userPath: string): ResolvedPath {
   if (typeof userPath !== 'string') return { ok: false, error: 'path must be a string' };
@@ -30,13 +51,37 @@ export function resolveInside(root: string, userPath: string): ResolvedPath {
       error: `path is outside the worktree: ${userPath} (use a path relative to the worktree)`,
     };
   }
+  const rel = toRel(rootAbs, abs);
+  if (isGitInternal(rel)) return { ok: false, error: gitRefusal(userPath, null) };
   const real = realOfDeepestExisting(abs);
   if (!real.ok) return { ok: false, error: `${real.error}: ${userPath}` };
-  if (!isWithin(realRoot, real.real)) {
-    return { ok: false, error: `path leads outside the worktree through a symbolic link: ${userPath}` };
-  }
-  const rel = path.relative(rootAbs, abs).split(path.sep).join('/');
-  return { ok: true, abs, rel: rel === '' ? '.' : rel };
+  const problem = realProblem(realRoot, real.real, userPath);
+  if (problem) return { ok: false, error: problem };
+  return { ok: true, abs, rel, real: real.real, realRoot };
+}
+
+/**
+ * Why a real location must not be touched by a tool (outside the worktree, `.git` or a nested
+ * repository's folder), or null. `shown`: the path as the agent named it, for the message.
+ */
+export function realProblem(realRoot: string, real: string, shown: string): string | null {
+  if (!isWithin(realRoot, real)) return `path leads outside the worktree through a symbolic link: ${shown}`;
+  const realRel = toRel(realRoot, real);
+  if (isGitInternal(realRel)) return gitRefusal(shown, realRel);
+  return null;
+}
+
+function gitRefusal(shown: string, realRel: string | null): string {
+  const leads = realRel !== null && realRel !== shown ? ` (it leads to ${realRel})` : '';
+  return (
+    `refusing to touch git's own data: ${shown}${leads}. .git and the .git folders of nested ` +
+    'repositories are not files of the project; use bash for git commands'
+  );
+}
+
+function toRel(root: string, abs: string): string {
+  const rel = path.relative(root, abs).split(path.sep).join('/');
+  return rel === '' ? '.' : rel;
 }
 
 function isWithin(parent: string, child: string): boolean {
@@ -73,7 +118,10 @@ function realOfDeepestExisting(abs: string): { ok: true; real: string } | { ok: 
   }
 }
 
-/** `.git` (a file in a worktree, pointing into the hub) and anything below it. */
+/**
+ * `.git` (a file in a worktree, pointing at the agent's git directory) and anything below it, at
+ * any depth: a nested repository's `sub/.git` is git's data too.
+ */
 export function isGitInternal(rel: string): boolean {
-  return rel === '.git' || rel.startsWith('.git/');
+  return rel.split('/').includes('.git');
 }

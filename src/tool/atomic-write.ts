@@ -7,33 +7,44 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { access, lstat, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { openedPath } from './opened-path.js';
 
 /** Marker in temporary file names: `.<name>.colony-tmp-<random>`. */
 export const TEMP_MARKER = '.colony-tmp-';
 
 /**
- * Replaces `file` with `content` (UTF-8). A symbolic link is written through to its target, as
- * `writeFile` did, so the link itself stays a link; callers have already checked that the path
- * resolves inside the worktree. Throws on I/O errors, like `writeFile`.
+ * Replaces `file` with `content` (UTF-8). `file` is a real path the caller has checked (every link in
+ * it resolved: a link inside the worktree is written through by passing its target): nothing here
+ * follows a link again. A symbolic link found at `file` now was put there since the check and is
+ * refused (ELOOP); the temporary file is created with O_EXCL (never through a link) and its real
+ * place confirmed on its descriptor before it is renamed over `file` (rename replaces the name, never
+ * follows it). Left: a parent folder swapped for a link between that confirmation and the rename,
+ * which needs a process of the agent's running meanwhile (paths.ts). Throws on I/O errors, like
+ * `writeFile`.
  */
 export async function writeFileAtomic(file: string, content: string): Promise<void> {
-  // A missing file (or a dangling link, which path safety refuses anyway) is written at `file`.
-  const target = await realpath(file).catch(() => file);
-  const existing = await stat(target).catch(() => null);
+  const existing = await lstat(file).catch(() => null);
+  if (existing?.isSymbolicLink()) throw linkAppeared(file);
   // rename would replace a read-only file too; refuse it as writeFile did (EACCES).
-  if (existing) await access(target, constants.W_OK);
+  if (existing) await access(file, constants.W_OK);
   const mode = existing ? existing.mode & 0o7777 : 0o666;
-  const dir = path.dirname(target);
+  const dir = path.dirname(file);
   const temp = path.join(
     dir,
-    `.${tempStem(path.basename(target))}${TEMP_MARKER}${randomBytes(6).toString('hex')}`,
+    `.${tempStem(path.basename(file))}${TEMP_MARKER}${randomBytes(6).toString('hex')}`,
   );
   const handle = await open(temp, 'wx', mode);
   let renamed = false;
+  let madeAt = temp;
   try {
     try {
+      const at = openedPath(handle.fd);
+      if (at !== null && at !== temp) {
+        madeAt = at;
+        throw linkAppeared(dir);
+      }
       await handle.writeFile(content, 'utf8');
       // open's mode is masked by the umask; an existing file's bits are kept exactly.
       if (existing) await handle.chmod(mode);
@@ -41,11 +52,19 @@ export async function writeFileAtomic(file: string, content: string): Promise<vo
     } finally {
       await handle.close();
     }
-    await rename(temp, target);
+    await rename(temp, file);
     renamed = true;
   } finally {
-    if (!renamed) await rm(temp, { force: true });
+    if (!renamed) await rm(madeAt, { force: true });
   }
+}
+
+function linkAppeared(where: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(
+    `a symbolic link appeared at ${where} after the path was checked`,
+  );
+  error.code = 'ELOOP';
+  return error;
 }
 
 /**

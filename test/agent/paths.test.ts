@@ -28,6 +28,8 @@ describe('resolveInside', () => {
       ok: true,
       abs: path.join(root, 'src/a.ts'),
       rel: 'src/a.ts',
+      real: path.join(root, 'src/a.ts'),
+      realRoot: root,
     });
     expect(resolveInside(root, './src/../src/a.ts')).toMatchObject({ ok: true, rel: 'src/a.ts' });
     expect(resolveInside(root, '.')).toMatchObject({ ok: true, rel: '.', abs: root });

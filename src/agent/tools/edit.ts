@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
-import { isGitInternal, resolveInside } from '../paths.js';
+import { resolveInside } from '../paths.js';
 import { mib, openRegularFile } from './file-kind.js';
 import { pathProblem } from './limits.js';
 import { touchedPath } from './touched.js';
@@ -36,11 +36,11 @@ export function createEditTool(root: string): Tool {
       if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
-      if (isGitInternal(resolved.rel)) return fail(`refusing to modify git's own data: ${resolved.rel}`);
-      const opened = await openRegularFile(resolved.abs);
+      const opened = await openRegularFile(resolved);
       if (!opened.ok) {
         if (opened.kind === 'missing')
           return fail(`file not found: ${resolved.rel} (use write to create a new file)`);
+        if (opened.kind === 'refused') return fail(opened.error);
         if (opened.kind === 'bad_name') return fail(`${opened.error}: ${resolved.rel}`);
         if (opened.what === 'a directory') return fail(`${resolved.rel} is a directory`);
         return fail(`${resolved.rel} is ${opened.what}, not a regular file; edit only changes files`);
@@ -76,7 +76,8 @@ export function createEditTool(root: string): Tool {
       const index = matches[0] ?? 0;
       // Slicing, not String.replace: `$&` and friends in `new` must stay literal.
       const updated = text.slice(0, index) + args.new + text.slice(index + args.old.length);
-      const written = await writeFileAtomic(resolved.abs, updated).then(
+      // The real path checked above, not the name: a link there is not followed again.
+      const written = await writeFileAtomic(resolved.real, updated).then(
         () => null,
         (error: unknown) => describeWriteError(resolved.rel, error),
       );

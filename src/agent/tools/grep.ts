@@ -1,12 +1,15 @@
 /**
  * `grep {pattern, path?}`: extended-regex search, recursive, skipping .git and node_modules.
- * Runs GNU grep with an argument array (never a shell string); symlinks inside the tree are not
- * followed (`-r`, not `-R`), so a search cannot leave the worktree. FIFOs, sockets and devices are
+ * Runs GNU grep with an argument array (never a shell string) on the checked real path (paths.ts: a
+ * path leading outside or into a `.git` is refused); symlinks inside the tree are not followed (`-r`,
+ * not `-R`), so a search cannot leave the worktree, and `.git` — folders and files, a nested
+ * repository's too — is never searched. FIFOs, sockets and devices are
  * never read (one with no writer would block grep until the time-out), and an endless output line
  * is cut as it streams in, so a huge matching line costs no memory here.
  */
 import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, errorMessage } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
@@ -42,7 +45,7 @@ export function createGrepTool(root: string): Tool {
       if (problem) return fail(problem);
       const resolved = resolveInside(root, args.path ?? '.');
       if (!resolved.ok) return fail(resolved.error);
-      const info = await stat(resolved.abs).catch(() => null);
+      const info = await lstat(resolved.real).catch(() => null);
       if (info && !info.isFile() && !info.isDirectory()) {
         return fail(
           `${resolved.rel} is ${describeKind(info)}, not a regular file or folder; grep searches files and folders`,
@@ -52,13 +55,16 @@ export function createGrepTool(root: string): Tool {
         '-rnIHZE',
         '--devices=skip',
         '--exclude-dir=.git',
+        '--exclude=.git',
         '--exclude-dir=node_modules',
         '-e',
         args.pattern,
       ];
-      // With no operand, recursive grep searches `.` and prints names without a `./` prefix.
-      if (resolved.rel !== '.') grepArgs.push('--', resolved.rel);
-      return runGrep(root, grepArgs);
+      // With no operand, recursive grep searches `.` and prints names without a `./` prefix. The
+      // operand is the real path (relative to the real root): grep has no link of it to follow.
+      const realRel = path.relative(resolved.realRoot, resolved.real);
+      if (realRel !== '') grepArgs.push('--', realRel);
+      return runGrep(resolved.realRoot, grepArgs);
     },
   });
 }

@@ -1,5 +1,9 @@
-/** `ls {path?}`: the entries of a folder, folders marked with a trailing `/`, `.git` skipped. */
-import { readdir, readlink, stat } from 'node:fs/promises';
+/**
+ * `ls {path?}`: the entries of a folder, folders marked with a trailing `/`, `.git` skipped (a nested
+ * repository's too). The folder listed is the checked real one (paths.ts): a link is listed as a link,
+ * never entered when it leads outside the worktree or into a `.git`.
+ */
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from '../../tool/define.js';
@@ -29,11 +33,11 @@ export function createLsTool(root: string): Tool {
       if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path ?? '.');
       if (!resolved.ok) return fail(resolved.error);
-      const info = await stat(resolved.abs).catch(() => null);
+      const info = await lstat(resolved.real).catch(() => null);
       if (!info) return fail(`folder not found: ${resolved.rel}`);
       if (info.isFile()) return fail(`${resolved.rel} is a file, not a folder; use read`);
       if (!info.isDirectory()) return fail(`${resolved.rel} is ${describeKind(info)}, not a folder`);
-      const entries = (await readdir(resolved.abs, { withFileTypes: true }))
+      const entries = (await readdir(resolved.real, { withFileTypes: true }))
         .filter((entry) => entry.name !== '.git')
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (entries.length === 0) return ok(`(${resolved.rel} is empty)`);
@@ -42,7 +46,7 @@ export function createLsTool(root: string): Tool {
         shown.map(async (entry) => {
           if (entry.isDirectory()) return `${entry.name}/`;
           if (entry.isSymbolicLink()) {
-            const target = await readlink(path.join(resolved.abs, entry.name)).catch(() => '?');
+            const target = await readlink(path.join(resolved.real, entry.name)).catch(() => '?');
             return `${entry.name} -> ${target}`;
           }
           return entry.name;

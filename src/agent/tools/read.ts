@@ -50,9 +50,10 @@ export function createReadTool(root: string): Tool {
       if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
-      const opened = await openRegularFile(resolved.abs);
+      const opened = await openRegularFile(resolved);
       if (!opened.ok) {
         if (opened.kind === 'missing') return fail(`file not found: ${resolved.rel}`);
+        if (opened.kind === 'refused') return fail(opened.error);
         if (opened.kind === 'bad_name') return fail(`${opened.error}: ${resolved.rel}`);
         if (opened.what === 'a directory') return fail(`${resolved.rel} is a directory; use ls to list it`);
         return fail(`${resolved.rel} is ${opened.what}, not a regular file; read only reads files`);

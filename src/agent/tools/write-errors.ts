@@ -13,6 +13,7 @@ const CAUSES: Record<string, string> = {
   EPERM: 'operation not permitted',
   EFBIG: 'the file is too large for the file system',
   ENAMETOOLONG: 'a file name is too long (at most 255 bytes)',
+  ELOOP: 'a symbolic link appeared in the path after it was checked; refused, nothing followed it',
 };
 
 export function describeWriteError(rel: string, error: unknown): string {

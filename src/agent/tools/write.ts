@@ -1,11 +1,11 @@
 /** `write {path, content}`: create or overwrite a file (atomically), creating missing folders. */
-import { mkdir, stat } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
-import { isGitInternal, resolveInside } from '../paths.js';
+import { resolveInside } from '../paths.js';
 import { pathProblem } from './limits.js';
 import { touchedPath } from './touched.js';
 import { describeWriteError } from './write-errors.js';
@@ -34,12 +34,12 @@ export function createWriteTool(root: string): Tool {
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
       if (resolved.rel === '.') return fail('path names the worktree itself, not a file');
-      if (isGitInternal(resolved.rel)) return fail(`refusing to modify git's own data: ${resolved.rel}`);
-      const existing = await stat(resolved.abs).catch(() => null);
+      // From here only the checked real path is used: a link in the named path is not followed again.
+      const existing = await lstat(resolved.real).catch(() => null);
       if (existing?.isDirectory()) return fail(`${resolved.rel} is a directory`);
       try {
-        await mkdir(path.dirname(resolved.abs), { recursive: true });
-        await writeFileAtomic(resolved.abs, args.content);
+        await mkdir(path.dirname(resolved.real), { recursive: true });
+        await writeFileAtomic(resolved.real, args.content);
       } catch (error) {
         return fail(describeWriteError(resolved.rel, error));
       }
