@@ -162,6 +162,20 @@ describe("Colony's own git and file handling on an agent's repository, attacked 
     expect([...mainTree(outcome.hub).keys()]).toEqual(expect.arrayContaining(['notes.txt', 'more.txt']));
   }, 120_000);
 
+  it('release: a peer that ends with uncommitted work behind planted links keeps it, nothing written through', async () => {
+    const target = hostFiles(LINK_TARGETS);
+    const repo = createUserRepo({ 'README.md': '# r\n', 'src/a.txt': 'one\n' }, 'colony-gitattack-');
+    const outcome = await run('peers', repo, [
+      bash(`${plantLinks(target.file)}; echo 'left uncommitted' > notes.txt; git init -q nested-at-release`),
+    ]);
+    expect(outcome.ok, outcome.error).toBe(true);
+    target.unchanged();
+    // Released: its uncommitted work was committed on its branch in the hub, nothing lost.
+    const branch = hubGit(outcome.hub, 'for-each-ref', '--format=%(refname)', 'refs/heads/agent/');
+    expect(branch).toMatch(/refs\/heads\/agent\/peer-1/);
+    expect(hubGit(outcome.hub, 'show', 'refs/heads/agent/peer-1:notes.txt')).toBe('left uncommitted');
+  }, 120_000);
+
   it("a nested repository's filter never runs; its files land as plain files, its .git does not", async () => {
     const repo = createUserRepo({ 'README.md': '# r\n' }, 'colony-gitattack-');
     const nested = [
