@@ -90,8 +90,7 @@ const HARDENED_CONFIG: ReadonlyArray<[string, string]> = [
   ['status.submoduleSummary', 'false'],
   ['fetch.recurseSubmodules', 'false'],
   ['push.recurseSubmodules', 'no'],
-  // No program named by config at all: external diff, textconv, credential helpers.
-  ['diff.external', ''],
+  // No credential helper of anyone's config (an empty value clears the list).
   ['credential.helper', ''],
 ];
 
