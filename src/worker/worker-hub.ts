@@ -110,9 +110,17 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
       const onTop = await git(['merge-base', '--is-ancestor', 'HEAD', base], { cwd: repo.checkout, env });
       if (!onTop.ok) return ok(undefined);
       // The files as snapshotted, then the branch at the snapshot's parent: uncommitted, as they were.
-      const read = await git(['read-tree', '--reset', '-u', commit], { cwd: repo.checkout, env });
+      const read = await git(['read-tree', '--reset', '-u', commit], {
+        cwd: repo.checkout,
+        env,
+        contain: true,
+      });
       if (!read.ok) return err(`could not restore the work in progress of ${agent}: ${gitError(read)}`);
-      const reset = await git(['reset', '--quiet', '--mixed', base], { cwd: repo.checkout, env });
+      const reset = await git(['reset', '--quiet', '--mixed', base], {
+        cwd: repo.checkout,
+        env,
+        contain: true,
+      });
       return reset.ok ? ok(undefined) : err(gitError(reset));
     },
 
@@ -142,7 +150,7 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
       const indexEnv = { ...env, GIT_INDEX_FILE: path.join(repo.gitDir, 'colony-wip-index') };
       let tree = '';
       for (const args of [['read-tree', 'HEAD'], ['add', '--all'], ['write-tree']]) {
-        const r = await git(args, { cwd: repo.checkout, env: indexEnv });
+        const r = await git(args, { cwd: repo.checkout, env: indexEnv, contain: true });
         if (!r.ok) return err(`work in progress of ${agent}: ${gitError(r)}`);
         tree = r.stdout.trim();
       }
@@ -183,6 +191,7 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
             config: authConfig(options.tokenFor(agent)),
             timeoutMs: HTTP_TIMEOUT_MS,
             // In the agent repository's sandbox (workspace/agent-git.ts), with the network to the gateway.
+            contain: true,
             network: true,
           },
         );

@@ -139,6 +139,7 @@ async function addAsPlainFiles(checkout: string, folders: string[]): Promise<Ste
   if (kept.length === 0) return { ok: true, value: undefined };
   const added = await git(['update-index', '--add', '-z', '--stdin'], {
     cwd: checkout,
+    contain: true,
     input: `${kept.join('\0')}\0`,
   });
   return added.ok

@@ -40,6 +40,14 @@ export interface GitOptions {
    * repository its sandbox then shares the host's network.
    */
   network?: boolean;
+  /**
+   * On an agent's repository: run in its sandbox (agent-git.ts) — for every command that writes
+   * files in its git directory by name (merge, rebase, reset, update-ref: MERGE_MSG, ORIG_HEAD,
+   * reflogs) or objects into its own store, where a link the agent planted would lead a write out.
+   * Commands that only read, or write by lock file and rename (add, write-tree, status), and objects
+   * into the hub's store, run on the host (a sandbox costs ~9 ms a call idle, far more under load).
+   */
+  contain?: boolean;
 }
 
 export const AGENT_NAME = 'Colony Agent';
@@ -146,7 +154,7 @@ async function runGit(program: 'git' | 'sh', args: string[], options: GitOptions
   // its own sandbox (agent-git.ts), whatever the agent left in it.
   const env = gitEnv({ ...options.env, ...agentRepo?.pinnedEnv }, options.userConfig, options.config);
   if (agentRepo) removeCommondir(agentRepo.place.gitDir);
-  const contained = agentRepo?.contain?.([program, ...args], {
+  const contained = (options.contain ? agentRepo?.contain : null)?.([program, ...args], {
     cwd: path.resolve(options.cwd),
     env,
     ...(options.network ? { network: true } : {}),
@@ -179,6 +187,7 @@ export interface PipeEnd {
   args: string[];
   cwd: string;
   env?: Record<string, string>;
+  contain?: boolean;
 }
 
 /** `gitPipe`'s outcome: the failing side's output (and which side it was), else the consumer's. */
@@ -201,7 +210,10 @@ export async function gitPipe(
   const command = (end: PipeEnd) => {
     const agentRepo = agentGitCall(end.cwd);
     const env = gitEnv({ ...end.env, ...agentRepo?.pinnedEnv });
-    const contained = agentRepo?.contain?.(['git', ...end.args], { cwd: path.resolve(end.cwd), env });
+    // Reads only (pack-objects): never contained (see GitOptions.contain).
+    const contained = end.contain
+      ? agentRepo?.contain?.(['git', ...end.args], { cwd: path.resolve(end.cwd), env })
+      : undefined;
     return contained
       ? { file: contained.file, args: contained.args, cwd: '/', env: contained.env }
       : { file: 'git', args: end.args, cwd: end.cwd, env };

@@ -29,7 +29,7 @@ describe("Colony's git on an agent repository", () => {
     expect(uncontained.stdout).toContain('host secret');
 
     containAgentRepos(path.join(made.dir, 'run'), await machineSandbox());
-    const contained = await shInRepo(probe, [], { cwd: repo.checkout });
+    const contained = await shInRepo(probe, [], { cwd: repo.checkout, contain: true });
     expect(contained.stdout).not.toContain('host secret');
     expect(contained.stdout).toContain('No such file or directory');
     expect(contained.stdout).toContain(`dir=${repo.gitDir}`);

@@ -65,7 +65,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
       error:
         'a merge of main is in progress in your worktree: resolve the conflict markers, then merge_request',
     };
-  if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd });
+  if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd, contain: true });
 
   let wipCommit: string | null = null;
   const wip = await commitChanges(cwd, 'WIP (committed by sync)', { hub });
@@ -81,7 +81,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
     return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
 
   // The agent's own `main` follows the hub's (git diff main, git log main.. work in its bash).
-  if (branch !== HUB_MAIN) await git(['update-ref', `refs/heads/${HUB_MAIN}`, main], { cwd });
+  if (branch !== HUB_MAIN) await git(['update-ref', `refs/heads/${HUB_MAIN}`, main], { cwd, contain: true });
 
   let status: 'synced' | 'up_to_date' | 'conflict' = 'synced';
   let conflicts: string[] = [];
@@ -89,7 +89,10 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   if (await isAncestor(hub, main, before)) {
     status = 'up_to_date';
   } else if (options.mode === 'merge') {
-    const merged = await git([...AGENT_COMMIT_CONFIG, 'merge', '--no-edit', '--quiet', main], { cwd });
+    const merged = await git([...AGENT_COMMIT_CONFIG, 'merge', '--no-edit', '--quiet', main], {
+      cwd,
+      contain: true,
+    });
     if (!merged.ok) {
       conflicts = await unmergedFiles(cwd);
       if (conflicts.length === 0) return { ok: false, error: `git merge failed: ${gitError(merged)}` };
@@ -104,10 +107,10 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
       ]);
       if (!pin.ok) return { ok: false, error: `could not pin ${before}: ${pin.error}` };
     }
-    const rebased = await git([...AGENT_COMMIT_CONFIG, 'rebase', '--quiet', main], { cwd });
+    const rebased = await git([...AGENT_COMMIT_CONFIG, 'rebase', '--quiet', main], { cwd, contain: true });
     if (!rebased.ok) {
       conflicts = await unmergedFiles(cwd);
-      await git(['rebase', '--abort'], { cwd });
+      await git(['rebase', '--abort'], { cwd, contain: true });
       const after = await revParse(cwd, 'HEAD');
       if (after !== before) return { ok: false, error: `rebase failed and left HEAD at ${after}` };
       if (conflicts.length === 0) return { ok: false, error: `git rebase failed: ${gitError(rebased)}` };
