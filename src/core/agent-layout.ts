@@ -11,6 +11,11 @@ import path from 'node:path';
 export const AGENT_GIT_DIRS = 'repos';
 /** Folder (in the run folder) that holds the checkouts (agents' and Colony's check checkouts). */
 export const CHECKOUTS = 'worktrees';
+/**
+ * Folder (in the run folder) of Colony's private git directories, one per agent, that its commits in
+ * the agent's repository are made from (workspace/private-commit.ts): no sandbox binds it.
+ */
+export const COMMIT_DIRS = 'commit-dirs';
 
 export interface AgentRepoPlace {
   runDir: string;
@@ -18,6 +23,8 @@ export interface AgentRepoPlace {
   gitDir: string;
   /** The hub's object store, which the agent's repository borrows (an alternate). */
   hubObjects: string;
+  /** Colony's private git directory for commits in this repository (never the agent's to write). */
+  commitDir: string;
 }
 
 /** The paths of an agent's repository in `runDir` (whether it exists or not). */
@@ -27,6 +34,7 @@ export function agentRepoPlace(runDir: string, agent: string): AgentRepoPlace {
     checkout: path.join(runDir, CHECKOUTS, agent),
     gitDir: path.join(runDir, AGENT_GIT_DIRS, `${agent}.git`),
     hubObjects: path.join(runDir, 'hub.git', 'objects'),
+    commitDir: path.join(runDir, COMMIT_DIRS, `${agent}.git`),
   };
 }
 

@@ -3,13 +3,15 @@
  * of the agent's changes, as a commit on the branch its HEAD names.
  *
  * The agent's git directory is writable to the agent, so every file git would write there by name is a
- * place it may have planted a link (COMMIT_EDITMSG, logs/HEAD, MERGE_MSG…). The commit is therefore
- * made with git's plumbing, in one sandboxed shell (agent-git.ts): `add` (which writes only the index,
- * through a lock file and a rename: a link is replaced, never written through), `write-tree`,
- * `commit-tree` (no message file, no reflog); Colony then moves the branch itself with a no-follow
- * write (core/no-follow.ts). New objects go straight into the hub's store when asked (publishing is
- * then only moving the hub's branch: agent-repo.ts); that sandbox has the hub's objects writable and
- * nothing in it writes a file by a name the agent chose.
+ * place it may have planted a link (COMMIT_EDITMSG, logs/HEAD, MERGE_MSG…). So git never writes there
+ * by name: `add` writes only the index (through a lock file and a rename: a link is replaced, never
+ * written through), and the commit is made either
+ * - into the hub's store (merge_request, sync, release: the common case), by `git commit` from a git
+ *   directory of Colony's own (private-commit.ts) that only borrows the agent's index — two processes;
+ * - or into the agent's own store (the solo result, a workflow step, or when the hub's store lacks an
+ *   object the agent's own commits made), with git's plumbing (`add`, `write-tree`, `commit-tree`) in
+ *   one shell in the repository's sandbox (agent-git.ts): a loose object's folder could be a link.
+ * Colony then moves the branch itself with a no-follow write (core/no-follow.ts).
  *
  * A nested repository the agent made (`git init sub`, a clone into a folder) is not a gitlink and not a
  * failure: its files are committed as plain files, its `.git` is left out, and the caller is told
@@ -17,10 +19,11 @@
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { agentRepoAt } from '../core/agent-layout.js';
+import { type AgentRepoPlace, agentRepoAt } from '../core/agent-layout.js';
 import { readTextNoFollow, writeNoFollow } from '../core/no-follow.js';
 import { AGENT_IDENTITY, git, gitError, shInRepo } from './git.js';
-import { OBJECT_ID } from './loose-ref.js';
+import { OBJECT_ID, readHeadFile, readNoFollowGitFile } from './loose-ref.js';
+import { commitFromPrivateDir } from './private-commit.js';
 
 export type AgentCommitResult =
   | { ok: true; status: 'committed'; commit: string; nested: string[] }
@@ -73,39 +76,72 @@ export async function commitAgentRepo(
   const place = agentRepoAt(checkout);
   if (!place) return { ok: false, error: `${checkout} is not an agent repository of a run` };
   const nested: string[] = [];
+  // Into the hub's store from Colony's private git directory (private-commit.ts): `add` + `commit`.
+  let intoHub = options.hubObjects !== undefined;
   for (let round = 0; round < 5; round++) {
-    let made = await commitScript(place.checkout, message, options.hubObjects ?? '', nested);
-    // Not into the hub (HEAD or an index entry is an object of the agent's own store only).
-    if (!made.ok && options.hubObjects) made = await commitScript(place.checkout, message, '', nested);
-    if (!made.ok) return made;
-    const line = made.value;
-    if (line.startsWith('nested')) {
-      const found = nestedRepositoriesIn(line).filter((p) => !nested.includes(p));
-      if (found.length === 0) return { ok: false, error: `git add failed: ${line.split('\n')[1] ?? line}` };
+    const made = intoHub
+      ? await commitIntoHub(place, message, nested)
+      : await commitScript(place.checkout, message, '', nested);
+    if (made.kind === 'own-store') {
+      intoHub = false;
+      continue;
+    }
+    if (made.kind === 'failed') return { ok: false, error: made.error };
+    if (made.kind === 'nested') {
+      const found = made.found.filter((p) => !nested.includes(p));
+      if (found.length === 0) return { ok: false, error: `git add failed: ${made.said}` };
       const plain = await addAsPlainFiles(place.checkout, found);
       if (!plain.ok) return plain;
       nested.push(...found);
       continue;
     }
-    if (line === 'nothing') return { ok: true, status: 'nothing-to-commit', nested };
-    const commit = /^committed ([0-9a-f]+)$/.exec(line)?.[1];
-    if (!commit || !OBJECT_ID.test(commit))
-      return { ok: false, error: `could not read the new commit: ${line}` };
-    const moved = await moveHead(place.gitDir, commit);
+    if (made.kind === 'nothing') return { ok: true, status: 'nothing-to-commit', nested };
+    const moved = await moveHead(place.gitDir, made.commit);
     if (!moved.ok) return moved;
-    return { ok: true, status: 'committed', commit, nested };
+    return { ok: true, status: 'committed', commit: made.commit, nested };
   }
   return { ok: false, error: 'nested repositories kept appearing while committing' };
 }
 
+type Attempt =
+  | { kind: 'committed'; commit: string }
+  | { kind: 'nothing' }
+  | { kind: 'nested'; found: string[]; said: string }
+  /** Try again into the repository's own store (the hub's lacks an object, or HEAD is unusual). */
+  | { kind: 'own-store' }
+  | { kind: 'failed'; error: string };
+
+/** `add` into the hub's store, then `git commit` from Colony's private git directory. */
+async function commitIntoHub(
+  place: AgentRepoPlace,
+  message: string,
+  nested: readonly string[],
+): Promise<Attempt> {
+  const excluded = nested.map((p) => `:(exclude,top,literal)${p}`);
+  const added = await git(['add', '-A', '--sparse', '--', '.', ...excluded], {
+    cwd: place.checkout,
+    env: { GIT_OBJECT_DIRECTORY: place.hubObjects },
+  });
+  const said = `${added.stdout}\n${added.stderr}`;
+  const found = nestedRepositoriesIn(said);
+  if (found.length > 0) return { kind: 'nested', found, said: said.trim() };
+  if (!added.ok) return { kind: 'own-store' };
+  const head = await readHeadFile(place.gitDir, readNoFollowGitFile);
+  if (head === null) return { kind: 'own-store' };
+  const committed = await commitFromPrivateDir(place, message, head);
+  if (committed.kind === 'not-in-hub') return { kind: 'own-store' };
+  return committed;
+}
+
 type Step<T> = { ok: true; value: T } | { ok: false; error: string };
 
+/** The plumbing in one sandboxed shell (COMMIT_SCRIPT), into `objects` ('' for the repository's own). */
 async function commitScript(
   checkout: string,
   message: string,
   objects: string,
   nested: readonly string[],
-): Promise<Step<string>> {
+): Promise<Attempt> {
   // Folders with no file of their own but a `.git` (an empty `git init`): left out of `add`.
   const excluded = nested.map((p) => `:(exclude,top,literal)${p}`);
   const ran = await shInRepo(COMMIT_SCRIPT, [objects, ...excluded], {
@@ -113,8 +149,15 @@ async function commitScript(
     input: message,
     env: AGENT_IDENTITY,
   });
-  if (!ran.ok) return { ok: false, error: gitError(ran) };
-  return { ok: true, value: ran.stdout.trim() };
+  if (!ran.ok) return { kind: 'failed', error: gitError(ran) };
+  const line = ran.stdout.trim();
+  if (line.startsWith('nested'))
+    return { kind: 'nested', found: nestedRepositoriesIn(line), said: line.split('\n')[1] ?? line };
+  if (line === 'nothing') return { kind: 'nothing' };
+  const commit = /^committed ([0-9a-f]+)$/.exec(line)?.[1];
+  if (!commit || !OBJECT_ID.test(commit))
+    return { kind: 'failed', error: `could not read the new commit: ${line}` };
+  return { kind: 'committed', commit };
 }
 
 /**

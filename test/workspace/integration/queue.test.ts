@@ -218,17 +218,20 @@ describe('integration queue', () => {
 
   it('grows the batch window after green full batches, up to its maximum, and halves it after a red one', async () => {
     const f = await fixture('window');
-    const queue = f.queue({ batchSize: 2, maxBatchSize: 8, flakeRetries: 0 });
+    // The test holds the queue's lock while it enqueues: every request is queued, in order, before
+    // the first candidate is taken (however slow the machine), so the batches are the window's.
+    const lock = localIntegrationLock();
+    const queue = f.queue({ batchSize: 2, maxBatchSize: 8, flakeRetries: 0, lock });
     const submitAll = async (names: string[], bad = '') => {
       const agents = await Promise.all(names.map((n) => f.agent(n)));
       for (const [i, a] of agents.entries())
         commitFiles(a.path, { [`src/${names[i]}.txt`]: names[i] === bad ? 'BROKEN\n' : 'ok\n' }, 'x');
-      // Enqueued together (held while the first batch is taken), then awaited.
-      const queued = await Promise.all(
-        agents.map((a, i) =>
-          queue.enqueue({ agent: names[i] ?? '', branch: a.branch, note: names[i] ?? '' }),
-        ),
-      );
+      const queued = await lock.withLock(f.runId, 'integrate', async () => {
+        const all = [];
+        for (const [i, a] of agents.entries())
+          all.push(await queue.enqueue({ agent: names[i] ?? '', branch: a.branch, note: names[i] ?? '' }));
+        return all;
+      });
       return Promise.all(
         queued.map((q) => (q.ok ? queue.outcome(q.mr) : Promise.reject(new Error(q.error)))),
       );
@@ -246,11 +249,10 @@ describe('integration queue', () => {
     const first = await submitAll(names);
     expect(first.every((r) => r.status === 'landed')).toBe(true);
     const sizes = await batchesOf();
-    // The first request may be taken alone before the others arrive; after that the window grows.
-    expect(Math.max(...sizes)).toBe(8);
+    expect(sizes).toEqual([2, 4, 8, 8]);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(22);
     for (let i = 1; i < sizes.length - 1; i++) expect(sizes[i]).toBeGreaterThanOrEqual(sizes[i - 1] ?? 0);
-    // A red batch of 8 halves the window: the next batch takes at most 4.
+    // A red batch of 8 (r0–r7) halves the window: no later candidate takes more than 4.
     const before = sizes.length;
     const second = await submitAll(
       Array.from({ length: 16 }, (_, i) => `r${i}`),
