@@ -190,7 +190,10 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
       }
     }
 
-    const hit = deps.budget.wouldExceed(estimate, model.prices?.input ?? null);
+    // A run-wide budget read from the log (agents in several processes) counts this agent's last
+    // response only once it is logged.
+    if (deps.budget.readsLog) await writes.settle();
+    const hit = await deps.budget.check(estimate, model.prices?.input ?? null);
     if (hit) {
       return finish({
         ...base,

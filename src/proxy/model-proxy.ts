@@ -149,7 +149,7 @@ async function handle(
   const meter = meterOf(run);
   // Estimated like the loop's check (four characters a token), on the whole request as sent.
   const estimate = Math.ceil(read.value.length / 4);
-  const hit = run.budget.wouldExceed(estimate, upstream.model.prices?.input ?? null);
+  const hit = await run.budget.check(estimate, upstream.model.prices?.input ?? null);
   if (hit) {
     await meter.limit(agent, hit);
     const why = `the run's budget is spent: ${hit.limit} of ${hit.value} would be exceeded (used ${hit.used})`;

@@ -7,6 +7,7 @@
 import { Budget } from '../agent/budget.js';
 import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../core/events.js';
 import { runDir } from '../core/home.js';
+import { loggedSpend } from '../run/logged-spend.js';
 import { resultBranchName } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import type { IntegrationQueueOptions } from '../workspace/integration/index.js';
@@ -98,10 +99,14 @@ export async function finalizeTeamRun(
   return { status, reason };
 }
 
-/** The run's budget with every logged model call counted (so a resumed run keeps its spend). */
+/**
+ * The run's budget with every logged model call counted (so a resumed run keeps its spend). A fleet
+ * run's agents are in several processes: each reads the run's spend from the log before a call.
+ */
 export async function replayedBudget(ctx: Pick<RunContext, 'spec' | 'log'>): Promise<Budget> {
   const { spec } = ctx;
-  const budget = new Budget({ usd: spec.budgetUsd, tokens: spec.budgetTokens });
+  const limits = { usd: spec.budgetUsd, tokens: spec.budgetTokens };
+  const budget = new Budget(limits, spec.fleet ? loggedSpend(ctx.log, spec.runId) : null);
   for (const event of await ctx.log.read(spec.runId, { kinds: ['model.response'] })) {
     budget.record(event.data.turn.usage, event.data.turn.costUsd);
   }

@@ -317,6 +317,16 @@ class StepBudget extends Budget {
     this.run.record(usage, costUsd);
   }
 
+  override get readsLog(): boolean {
+    return this.run.readsLog;
+  }
+
+  override async check(inputTokens: number, inputPricePerM: number | null): Promise<BudgetHit | null> {
+    return (
+      super.wouldExceed(inputTokens, inputPricePerM) ?? (await this.run.check(inputTokens, inputPricePerM))
+    );
+  }
+
   override wouldExceed(inputTokens: number, inputPricePerM: number | null): BudgetHit | null {
     return (
       super.wouldExceed(inputTokens, inputPricePerM) ?? this.run.wouldExceed(inputTokens, inputPricePerM)

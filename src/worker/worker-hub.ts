@@ -15,9 +15,10 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
 import { type AgentRepo, repoEnv } from '../workspace/agent-repo.js';
-import { AGENT_COMMIT_CONFIG, git, gitError } from '../workspace/git.js';
+import { AGENT_IDENTITY, git, gitError, shInRepo } from '../workspace/git.js';
 import { HUB_MAIN } from '../workspace/hub.js';
 import { agentBranchRef, agentWipRef } from '../workspace/hub-http-refs.js';
+import { OBJECT_ID } from '../workspace/loose-ref.js';
 import type { HubUpstream } from '../workspace/run-workspace.js';
 import { whileOwnerAway } from './owner-wait.js';
 
@@ -31,6 +32,24 @@ export interface WorkerHubOptions {
 }
 
 const HTTP_TIMEOUT_MS = 120_000;
+
+/**
+ * A snapshot of the checkout's files as a tree, with a private index (the agent's own index and
+ * checkout stay as they are). Prints the tree, HEAD's commit and HEAD's tree, one a line.
+ */
+const SNAPSHOT_SCRIPT = `
+export GIT_INDEX_FILE="$GIT_DIR/colony-wip-index"
+git read-tree HEAD </dev/null || exit 3
+git add --all </dev/null || exit 4
+git write-tree </dev/null || exit 5
+git rev-parse HEAD 'HEAD^{tree}' </dev/null || exit 6
+`;
+
+/** The snapshot's commit (\$1 tree, \$2 parent, \$3 message) pushed to \$4 as \$5 (forced). */
+const PUSH_WIP_SCRIPT = `
+commit=$(git commit-tree "$1" -p "$2" -m "$3" </dev/null) || exit 3
+git push --quiet --force --no-verify "$4" "$commit:$5" </dev/null
+`;
 
 export function authConfig(token: string): [string, string][] {
   return [['http.extraHeader', `Authorization: Bearer ${token}`]];
@@ -145,52 +164,32 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
     },
 
     async pushWip(agent, repo) {
-      const env = repoEnv(repo);
-      // A private index: the agent's own index and checkout stay as they are.
-      const indexEnv = { ...env, GIT_INDEX_FILE: path.join(repo.gitDir, 'colony-wip-index') };
-      let tree = '';
-      for (const args of [['read-tree', 'HEAD'], ['add', '--all'], ['write-tree']]) {
-        const r = await git(args, { cwd: repo.checkout, env: indexEnv, contain: true });
-        if (!r.ok) return err(`work in progress of ${agent}: ${gitError(r)}`);
-        tree = r.stdout.trim();
-      }
-      const head = await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], { cwd: repo.checkout, env });
-      if (!head.ok) return err(gitError(head));
-      const [headCommit, headTree] = head.stdout.trim().split('\n');
+      // The snapshot, in the agent repository's sandbox (agent-git.ts): git writes its objects into
+      // the agent's own store, whose folders the agent may have made links.
+      const snap = await shInRepo(SNAPSHOT_SCRIPT, [], {
+        cwd: repo.checkout,
+        env: repoEnv(repo),
+        contain: true,
+      });
+      if (!snap.ok) return err(`work in progress of ${agent}: ${gitError(snap)}`);
+      const [tree = '', headCommit = '', headTree = ''] = snap.stdout.trim().split('\n');
+      if (![tree, headCommit, headTree].every((id) => OBJECT_ID.test(id)))
+        return err(`work in progress of ${agent}: unexpected snapshot output ${snap.stdout.slice(0, 200)}`);
       // The same files on the same commit as last pushed: nothing to do. A clean checkout is pushed
       // once it had a snapshot, so an older snapshot never comes back after the agent undid changes.
       const key = `${headCommit} ${tree}`;
       if (pushedWip.get(agent) === key) return ok(undefined);
       if (!pushedWip.has(agent) && tree === headTree) return ok(undefined);
-      const commit = await git(
-        [
-          ...AGENT_COMMIT_CONFIG,
-          'commit-tree',
-          tree,
-          '-p',
-          'HEAD',
-          '-m',
-          `colony: work in progress of ${agent}`,
-        ],
-        { cwd: repo.checkout, env },
-      );
-      if (!commit.ok) return err(gitError(commit));
       const pushed = await whileOwnerAway(async () => {
-        const r = await git(
-          [
-            'push',
-            '--quiet',
-            '--force',
-            '--no-verify',
-            hubUrl(),
-            `${commit.stdout.trim()}:${agentWipRef(agent)}`,
-          ],
+        const r = await shInRepo(
+          PUSH_WIP_SCRIPT,
+          [tree, headCommit, `colony: work in progress of ${agent}`, hubUrl(), agentWipRef(agent)],
           {
             cwd: repo.checkout,
-            env,
-            config: authConfig(options.tokenFor(agent)),
+            env: { ...repoEnv(repo), ...AGENT_IDENTITY },
+            config: [...authConfig(options.tokenFor(agent)), ['commit.gpgsign', 'false']],
             timeoutMs: HTTP_TIMEOUT_MS,
-            // In the agent repository's sandbox (workspace/agent-git.ts), with the network to the gateway.
+            // In the agent repository's sandbox, with the network to the gateway.
             contain: true,
             network: true,
           },

@@ -1,0 +1,107 @@
+/**
+ * A budget binds the run, not each process: `--budget-tokens` on a peers run whose agents are spread
+ * over two fleet workers stops the run at the limit in total (each worker reads the run's spend from the
+ * shared log before a call), at most one call per agent over — not at the limit per worker.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScriptedPolicy } from '../../src/model/index.js';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
+import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
+import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
+import { createUserRepo } from '../helpers/user-repo.js';
+import { joined, runEvents, startWorker, type WorkerProcess } from './fleet-harness.js';
+
+const TOKENS_PER_CALL = 1000;
+const BUDGET = 12_000;
+const AGENTS = 4;
+
+/** Every peer keeps working (a harmless bash call a turn) until Colony stops it. */
+const tireless: ScriptedPolicy = () => ({
+  toolCalls: [{ name: 'bash', arguments: { command: 'true' } }],
+  usage: { input: TOKENS_PER_CALL - 10, cachedInput: 0, output: 10 },
+});
+
+let db: DebianPostgres;
+let fake: FakeProvider;
+const workers: WorkerProcess[] = [];
+const folders: string[] = [];
+
+beforeAll(async () => {
+  [db, fake] = await Promise.all([
+    startDebianPostgres(),
+    startFakeProvider({ policy: tireless, latencyMs: 100 }),
+  ]);
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(workers.map((w) => w.closed));
+  await fake?.close();
+  await db?.stop();
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a budget on a fleet run', () => {
+  it('binds the whole run across two workers: the total stays within one call per agent of the limit', async () => {
+    await db.sql('CREATE DATABASE run_budget');
+    const url = db.urlFor('run_budget');
+    const env = { COLONY_DATABASE_URL: url };
+    const pair = ['wb1', 'wb2'].map((name) => startWorker(name, env, { slots: 2 }));
+    workers.push(...pair);
+    await Promise.all(pair.map(joined));
+    const repo = createUserRepo({ 'README.md': '# budget\n' });
+    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+    folders.push(repo.dir, home);
+    const run = await colony(
+      [
+        'run',
+        '--workers',
+        '--topology',
+        'peers',
+        '--agents',
+        String(AGENTS),
+        '--repo',
+        repo.dir,
+        '--goal',
+        'keep busy',
+        ...fakeModelFlags(fake.url),
+        '--budget-tokens',
+        String(BUDGET),
+        '--max-steps',
+        '200',
+        '--verify',
+        'true',
+        '--sandbox',
+        'off',
+        '--json',
+      ],
+      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+    );
+    if (!run.stdout.trim()) throw new Error(`no output (exit ${run.code}): ${run.stderr.slice(-3000)}`);
+    const summary = lastJsonLine(run.stdout);
+    const runId = String(summary.runId);
+    expect(runId, `${run.stderr}\n${run.stdout.slice(-2000)}`).not.toBe('undefined');
+    const events = await runEvents(url, runId);
+    // The agents really were on both workers.
+    const placed = events.filter((e) => e.kind === 'agent.placed');
+    expect(new Set(placed.map((e) => e.data.worker))).toEqual(new Set(['wb1', 'wb2']));
+    const spent = events
+      .filter((e) => e.kind === 'model.response')
+      .reduce((sum, e) => {
+        const usage = (e.data.turn as { usage: Record<string, number | undefined> }).usage;
+        return (
+          sum + (usage.input ?? 0) + (usage.cachedInput ?? 0) + (usage.cacheWrite ?? 0) + (usage.output ?? 0)
+        );
+      }, 0);
+    // The limit was reached, and passed by at most one call per agent (each may have one in flight).
+    expect(spent).toBeGreaterThanOrEqual(BUDGET - TOKENS_PER_CALL);
+    expect(spent).toBeLessThanOrEqual(BUDGET + AGENTS * TOKENS_PER_CALL);
+    const stopped = events.filter(
+      (e) => e.kind === 'agent.finished' && e.data.stopReason === 'budget_tokens',
+    );
+    expect(stopped.length).toBeGreaterThan(0);
+  }, 240_000);
+});
