@@ -4,7 +4,12 @@
  * none without one. `coder` and `integrator` have every tool (the integrator is
  * the agent that merges, builds and tests; topologies give it the integration tools). A config may
  * define more profiles on top of these (`ProfileDefinition`: a base profile, a model, a step cap, an
- * external CLI driving the loop).
+ * external CLI driving the loop, the team's coordination it gets).
+ *
+ * Coordination is a capability, not a topology: any agent's tool set may include the team's shared
+ * context, claims, task board and messages (src/coord/tools). Each topology gives its agents a default
+ * (peers: all of it; orchestrated subagents and workflow agents: context and claims; solo: none) and a
+ * profile's `coordination` replaces that default.
  */
 
 import { readOnlySandbox } from '../sandbox/index.js';
@@ -78,6 +83,30 @@ function profileTools(
   }
 }
 
+/**
+ * The parts of the team's coordination an agent may get (tool names in src/coord/tools/index.ts):
+ *   context  — context_post, context_read, context_unfold (context_read also delivers messages)
+ *   claims   — claim, release
+ *   tasks    — tasks_add, tasks_ready, claim_next (the task board; taking a task is a claim)
+ *   messages — message_send, message_read
+ */
+export const COORDINATION_CAPABILITIES = ['context', 'claims', 'tasks', 'messages'] as const;
+export type CoordinationCapability = (typeof COORDINATION_CAPABILITIES)[number];
+
+/** Peers: everything. */
+export const ALL_COORDINATION: readonly CoordinationCapability[] = COORDINATION_CAPABILITIES;
+/** Orchestrated subagents and workflow agents, unless their profile says otherwise. */
+export const TEAM_COORDINATION: readonly CoordinationCapability[] = ['context', 'claims'];
+
+/** A profile's own coordination, else the topology's default for its agents (in canonical order). */
+export function coordinationOf(
+  profile: Pick<ProfileDefinition, 'coordination'> | undefined,
+  defaults: readonly CoordinationCapability[],
+): CoordinationCapability[] {
+  const chosen = new Set(profile?.coordination ?? defaults);
+  return COORDINATION_CAPABILITIES.filter((c) => chosen.has(c));
+}
+
 /** True for profiles whose agents change files (they get a worktree branch that lands via the queue). */
 export function profileWrites(profile: ProfileName): boolean {
   return profile === 'coder' || profile === 'integrator';
@@ -95,6 +124,11 @@ export interface ProfileDefinition {
    * (`model`, else the run's), not the choice's.
    */
   cli?: AgentCliChoice;
+  /**
+   * The team's coordination its agents get, replacing the topology's default (`[]`: none). Claims
+   * are leases: held while the agent works, released when its task (or workflow attempt) ends.
+   */
+  coordination?: CoordinationCapability[];
 }
 
 export type ResolvedProfile = { name: string } & ProfileDefinition;

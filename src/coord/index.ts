@@ -1,6 +1,7 @@
 /** Coordination: shared context, messages, claims, the task board (docs/coordination.md). */
 
 export { formatDirectMessage } from '../agent/direct-message.js';
+export { AgentCoordination } from './agent-coordination.js';
 export {
   type ClaimConflict,
   type ClaimGranted,
@@ -38,11 +39,21 @@ export {
   type WaitOutcome,
 } from './messages.js';
 export { isDoneOutcome } from './outcome.js';
+export { coordinationPrompt } from './prompt.js';
 export { parseScope, type Scope, scopeCovers, scopesOverlap } from './scope.js';
 export { MAX_TASKS_PER_ADD, MAX_TITLE_CHARS, type TaskInput } from './task-input.js';
 export type { BoardTask, TaskCounts } from './task-queries.js';
 export { type AddedTask, type ClaimNextOutcome, DEFAULT_READY_LIMIT, TaskService } from './tasks.js';
-export { COORDINATION_TOOL_NAMES, createCoordinationTools } from './tools/index.js';
+export { createContextReadTool } from './tools/context-read.js';
+export { createContextUnfoldTool } from './tools/context-unfold.js';
+export {
+  CAPABILITY_TOOLS,
+  CHANNEL_READING_TOOLS,
+  COORDINATION_TOOL_NAMES,
+  type CoordinationToolName,
+  createCoordinationTools,
+  holdsClaims,
+} from './tools/index.js';
 export {
   type AgentRef,
   ALL_CHANNEL,

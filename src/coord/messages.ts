@@ -241,6 +241,19 @@ export class MessageService {
     }
   }
 
+  /** The agents that joined a named channel of a run (`all` has no members: it reaches everyone). */
+  async channelMembers(runId: string, channel: string): Promise<Result<string[]>> {
+    try {
+      const res = await this.pool.query<{ agent: string }>(
+        'SELECT agent FROM colony.channel_members WHERE run_id = $1 AND channel = $2 ORDER BY agent',
+        [runId, channel],
+      );
+      return { ok: true, value: res.rows.map((r) => r.agent) };
+    } catch (err) {
+      return { ok: false, error: `messages: members failed: ${errorText(err)}` };
+    }
+  }
+
   /** Unread direct and channel messages, marked read (and logged as delivered via `via`). */
   read(runId: string, agent: string, via: Delivery = 'message_read'): Promise<Result<MessageReadResult>> {
     this.listener.beforeDirectCheck(runId, agent);

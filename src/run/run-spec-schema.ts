@@ -4,7 +4,7 @@
  * is refused with a clear message instead of being cast and trusted.
  */
 import { z } from 'zod';
-import { PROFILE_NAMES } from '../agent/profiles.js';
+import { COORDINATION_CAPABILITIES, PROFILE_NAMES } from '../agent/profiles.js';
 import { AGENT_CLI_KINDS, type RunSpec, TOPOLOGY_NAMES } from './run-spec.js';
 
 /** Raise when a stored spec's meaning changes; readers refuse versions they do not know. */
@@ -86,6 +86,7 @@ export const runSpecSchema = z.strictObject({
         maxSteps: positiveInt.optional(),
         prompt: z.string().optional(),
         cli: agentCliChoice.optional(),
+        coordination: z.array(z.enum(COORDINATION_CAPABILITIES)).optional(),
       }),
     )
     .optional(),

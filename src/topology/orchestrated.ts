@@ -13,6 +13,7 @@ import { type AgentOutcome, runAgent } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import { CliHost } from '../agent-cli/index.js';
+import { AgentCoordination, createContextReadTool, createContextUnfoldTool } from '../coord/index.js';
 import { isKind } from '../core/events.js';
 import type { FleetOwner } from '../fleet/owner.js';
 import type { Provider } from '../model/types.js';
@@ -21,6 +22,7 @@ import type { EndCause } from '../run/run-control.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
+import { coordinationHooks } from './integration-hooks.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
@@ -75,8 +77,9 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
         log,
-        // merge_request returns its outcome to the subagent itself; no shared context to post to.
-        hooks: { postEntry: async () => {}, sendDirect: async () => {} },
+        // Landings and rejections go to the shared context (PATCH, FAIL: the team sees them); the
+        // outcome itself merge_request returns to the subagent, which waited for it: no message.
+        hooks: { ...coordinationHooks(ctx.coord, spec.runId), sendDirect: async () => {} },
         env: ctx.commandEnv,
         sandbox: ctx.sandbox,
         ...mergeApproval(ctx),
@@ -90,6 +93,9 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         await fleet.serve({ hubPath: workspace.hubPath, queue });
         ctx.signal.addEventListener('abort', onEnd, { once: true });
       }
+      // Subagents share a context and claims (their claims are leases for one task). Not yet on fleet
+      // workers: their subagent tasks get no coordination until the worker passes it (worker-run.ts).
+      const coordination = fleet ? null : new AgentCoordination(ctx.coord, spec.runId);
       // The scheduler is built after the team has read the log, so start counts survive a resume.
       let scheduler: Scheduler | null = null;
       const team: Team = new Team({
@@ -113,6 +119,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         injectorFor: (agent) => ctx.injectorFor(agent),
         ...(fleet ? { remote: (agent, task) => runOnFleet(fleet, agent, task.task) } : {}),
         ...(cli ? { cli } : {}),
+        ...(coordination ? { coordination } : {}),
       });
       await team.load();
       scheduler = new Scheduler({
@@ -129,7 +136,14 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         if (!ws.ok) throw new Error(ws.error);
         const base = toolsForProfile('plan', ws.value.worktree);
         if (!base.ok) throw new Error(base.error);
-        const tools = [...base.tools, createSubagentTool(team), createAssignTaskTool(team)];
+        // The lead reads the shared context (its subagents' FAIL and PATCH entries, channel messages).
+        const tools = [
+          ...base.tools,
+          createSubagentTool(team),
+          createAssignTaskTool(team),
+          createContextReadTool(ctx.coord, spec.runId, LEAD_AGENT),
+          createContextUnfoldTool(ctx.coord, spec.runId),
+        ];
         const maxSteps = spec.leadMaxSteps ?? spec.maxSteps;
         let system = started?.data.system;
         if (!system) {
@@ -140,6 +154,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
               profiles: [...new Set([...PROFILE_NAMES, ...Object.keys(profiles)])],
               repository: renderRepoSummary(summariseRepo(ws.value.worktree)),
               maxSubagentSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
+              sharedContext: true,
             }),
           );
           await emit(
@@ -196,6 +211,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         }
       } finally {
         ctx.signal.removeEventListener('abort', onEnd);
+        coordination?.stop();
         await queue.close();
       }
     },
@@ -215,14 +231,15 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
 
   /**
    * Subagents driven by an external CLI (`--agent-cli`, a profile's `cli`): one CliHost for the run,
-   * the proxy sending each one's calls to its own model. Not on fleet workers (yet).
+   * the proxy sending each one's calls to its own model (on a fleet: none here, the workers host them).
    */
   function subagentClis(
     budget: Awaited<ReturnType<typeof replayedBudget>>,
     modelOf: (agent: string) => string | undefined,
   ): SubagentCli | null {
     if (!runHasSubagentClis(spec)) return null;
-    if (ctx.fleet) throw new Error('subagents driven by an agent CLI do not run on fleet workers yet');
+    // On a fleet the worker that takes a task hosts its CLI (worker/worker-run.ts), not this process.
+    if (ctx.fleet) return null;
     const { gate, upstream } = ctx;
     if (!gate || !upstream) throw new Error("external agent CLIs need the run's rate gate and models");
     const access = agentCliAccess({

@@ -10,12 +10,13 @@
 import { join } from 'node:path';
 import { Budget, type BudgetHit, type BudgetLimits } from '../agent/budget.js';
 import { runAgent } from '../agent/loop.js';
-import { toolsForProfile } from '../agent/profiles.js';
+import { coordinationOf, resolveProfile, TEAM_COORDINATION, toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
+import { AgentCoordination, coordinationPrompt } from '../coord/index.js';
 import { isKind } from '../core/events.js';
 import type { Result } from '../lang/result.js';
-import type { Usage } from '../model/types.js';
+import type { Provider, Usage } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import type { EventLog } from '../store/types.js';
@@ -36,6 +37,7 @@ import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
+import { coordinationHooks } from './integration-hooks.js';
 import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
@@ -93,7 +95,9 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         verify: spec.mergeVerify ?? spec.verify,
         setup: spec.setup,
         log,
-        hooks: logOnlyHooks(log, spec.runId),
+        // Landings and rejections go to the shared context (PATCH, FAIL); the writer's attempt gets
+        // its outcome from the queue itself, so the rejection message only goes to the log.
+        hooks: { ...coordinationHooks(ctx.coord, spec.runId), sendDirect: logOnlyDirect(log, spec.runId) },
         env: ctx.commandEnv,
         sandbox: ctx.sandbox,
         ...mergeApproval(ctx),
@@ -111,10 +115,44 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         return checkout;
       });
       const summaries = new Map<string, ReturnType<typeof summariseRepo>>();
+      // Workflow agents share a context and claims (claims are leases for one attempt).
+      const coordination = new AgentCoordination(ctx.coord, spec.runId);
+      // One provider per model a profile names (a scripted scenario's policy keeps its state).
+      const providers = new Map<string, Provider>([[ctx.provider.model.id, ctx.provider]]);
 
       const runAttempt = async (request: AttemptRequest): Promise<AttemptResult> => {
+        const resolved = resolveProfile(request.profile, spec.profiles ?? {});
+        if (!resolved.ok) return { ok: false, error: resolved.error };
+        const profile = resolved.profile;
+        const provider = providerFor(profile.model);
+        if (!provider.ok) return { ok: false, error: `profile "${profile.name}": ${provider.error}` };
+        const capabilities = coordinationOf(profile, TEAM_COORDINATION);
+        // A writer's claims are released once its work has landed (or was rejected): after `land`.
+        return coordination.hold(
+          request.agent,
+          capabilities,
+          () => attempt(request, profile.base, provider.provider, capabilities),
+          { outcome: 'workflow attempt ended' },
+        );
+      };
+
+      function providerFor(model: string | undefined) {
+        const id = model ?? ctx.provider.model.id;
+        const known = providers.get(id);
+        if (known) return { ok: true as const, provider: known };
+        const built = ctx.providerForModel(id);
+        if (built.ok) providers.set(id, built.provider);
+        return built;
+      }
+
+      const attempt = async (
+        request: AttemptRequest,
+        base: string,
+        provider: Provider,
+        capabilities: ReturnType<typeof coordinationOf>,
+      ): Promise<AttemptResult> => {
         const { agent } = request;
-        const writer = WRITER_PROFILES.has(request.profile);
+        const writer = WRITER_PROFILES.has(base);
         let root: string;
         let branch: string | null = null;
         let publish: (() => Promise<Result<string>>) | null = null;
@@ -127,10 +165,11 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         } else {
           root = await readonlyRoot();
         }
-        const tools = toolsForProfile(request.profile, root, {
+        const own = toolsForProfile(base, root, {
           bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
         });
-        if (!tools.ok) return { ok: false, error: tools.error };
+        if (!own.ok) return { ok: false, error: own.error };
+        const tools = { tools: [...own.tools, ...coordination.tools(agent, capabilities)] };
         const history = await log.read(spec.runId, { agent });
         const started = history.find(isKind('agent.started'));
         let system = started?.data.system;
@@ -140,20 +179,22 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
             repo = summariseRepo(root);
             if (!writer) summaries.set(root, repo);
           }
-          const base = buildSystemPrompt({
-            profile: request.profile,
-            repo,
-            verify: writer ? (spec.mergeVerify ?? spec.verify) : undefined,
-            toolNames: tools.tools.map((t) => t.spec.name),
-          });
-          system = ctx.scrubber.scrub(
-            request.instructions ? `${base}\n\n# Instructions\n${request.instructions}` : base,
-          );
+          const prompt = [
+            buildSystemPrompt({
+              profile: base,
+              repo,
+              verify: writer ? (spec.mergeVerify ?? spec.verify) : undefined,
+              toolNames: tools.tools.map((t) => t.spec.name),
+            }),
+            coordinationPrompt(capabilities, writer ? 'you finish and your work has landed' : 'you finish'),
+            request.instructions ? `# Instructions\n${request.instructions}` : '',
+          ];
+          system = ctx.scrubber.scrub(prompt.filter((part) => part !== '').join('\n\n'));
           await emit(
             'agent.started',
             {
               profile: request.profile,
-              model: ctx.provider.model.id,
+              model: provider.model.id,
               task: request.task,
               system,
               tools: tools.tools.map((t) => t.spec.name),
@@ -173,7 +214,7 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
             task: request.task,
             system,
             tools: tools.tools,
-            provider: ctx.provider,
+            provider,
             maxSteps: request.maxSteps,
             stream: spec.stream,
           },
@@ -186,17 +227,17 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
             beforeModelCall: ctx.injectorFor(agent),
           },
         );
-        const base = {
+        const outcome = {
           status: end.status,
           stopReason: end.stopReason,
           reason: end.reason,
           steps: end.steps,
           finalText: end.finalText,
         };
-        if (!writer || !branch || !publish || end.status !== 'done') return { ok: true, outcome: base };
+        if (!writer || !branch || !publish || end.status !== 'done') return { ok: true, outcome };
         return {
           ok: true,
-          outcome: { ...base, merge: await land(agent, branch, root, publish, end.finalText) },
+          outcome: { ...outcome, merge: await land(agent, branch, root, publish, end.finalText) },
         };
       };
 
@@ -374,13 +415,10 @@ async function loggedMerge(log: EventLog, runId: string, agent: string) {
   };
 }
 
-/** Workflows have no shared-context readers: the queue's PATCH/FAIL notes and messages go to the log. */
-function logOnlyHooks(log: EventLog, runId: string): IntegrationHooks {
-  return {
-    async postEntry() {},
-    async sendDirect(to, from, text) {
-      await log.append({ runId, agent: to, kind: 'warning', data: { message: `${from}: ${text}` } });
-    },
+/** The queue's message to a writer whose attempt already has the outcome: logged, not sent. */
+function logOnlyDirect(log: EventLog, runId: string): IntegrationHooks['sendDirect'] {
+  return async (to, from, text) => {
+    await log.append({ runId, agent: to, kind: 'warning', data: { message: `${from}: ${text}` } });
   };
 }
 

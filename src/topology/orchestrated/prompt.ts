@@ -11,6 +11,8 @@ export function leadSystemPrompt(options: {
   profiles: string[];
   repository: string;
   maxSubagentSteps: number;
+  /** The lead reads the team's shared context (context_read, context_unfold). */
+  sharedContext?: boolean;
 }): string {
   return [
     'You are the lead of a team of coding agents working on one git repository. You plan and delegate;',
@@ -21,6 +23,13 @@ export function leadSystemPrompt(options: {
     '- assign_task {agent, prompt}: give a subagent a task. All assign_task calls in one response run in',
     '  parallel across different subagents (several for one subagent run one after another, in its context).',
     "  You receive only each task's final result, never the subagent's trace.",
+    ...(options.sharedContext
+      ? [
+          "You also read the team's shared context: context_read shows what subagents posted that you have",
+          'not seen (FAIL first: what failed and should not be tried again; PATCH: what landed) and messages',
+          "to the team; context_unfold {id} shows an entry in full. Subagents see each other's entries too.",
+        ]
+      : []),
     'Rules: each task states its inputs, the files it may touch, the output format and how to check it',
     '(contexts are isolated: put shared assumptions into the task). Give different subagents disjoint files.',
     'Re-assign failed work. When the goal is met, answer with a short summary and no tool call.',
@@ -41,6 +50,8 @@ export function subagentSystemPrompt(options: {
   rolePrompt: string;
   profilePrompt?: string;
   writes: boolean;
+  /** What it is told about its coordination tools (src/coord/prompt.ts); empty for none. */
+  coordination?: string;
 }): string {
   return [
     options.profilePrompt ?? '',
@@ -53,6 +64,7 @@ export function subagentSystemPrompt(options: {
     options.writes
       ? 'Work in your own worktree; when your change is ready, land it with merge_request before you answer.'
       : 'You are read-only: do not try to change files.',
+    options.coordination ?? '',
   ]
     .filter((line) => line !== undefined)
     .join('\n')

@@ -8,13 +8,17 @@
 import type { Budget } from '../../agent/budget.js';
 import { type AgentOutcome, runAgent } from '../../agent/loop.js';
 import {
+  type CoordinationCapability,
+  coordinationOf,
   type ProfileDefinition,
   profileWrites,
   type ResolvedProfile,
   resolveProfile,
+  TEAM_COORDINATION,
   toolsForProfile,
 } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
+import type { AgentCoordination } from '../../coord/index.js';
 import { type EventKind, type EventPayloads, eventOf, isKind, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Result } from '../../lang/result.js';
@@ -50,6 +54,12 @@ export interface SubagentTaskDeps {
   injectorFor(agent: string): () => Promise<Message[]>;
   /** Subagents whose loop an external CLI drives (subagent-cli.ts); absent: Colony's loop for all. */
   cli?: SubagentCli;
+  /**
+   * The team's shared context and claims (`subagentCoordination`): each task gets its subagent's
+   * coordination tools, its claims are renewed while it runs and released when it ends. Absent: none
+   * (the subagent's prompt then says nothing of them either: Team.createSubagent).
+   */
+  coordination?: AgentCoordination;
 }
 
 export interface SubagentToolDeps {
@@ -63,6 +73,14 @@ export interface SubagentToolDeps {
   queueFor(agent: string): IntegrationPort;
   /** Wraps a writer's tools (a fleet worker pushes its work in progress after each mutating call). */
   wrapTools?: (agent: string, tools: Tool[]) => Tool[];
+}
+
+/**
+ * The coordination a subagent gets: its profile's, else shared context and claims (a subagent's FAIL
+ * entry reaches its siblings; two writers do not change the same file unawares).
+ */
+export function subagentCoordination(subagent: Pick<Subagent, 'profile'>): CoordinationCapability[] {
+  return coordinationOf(subagent.profile, TEAM_COORDINATION);
 }
 
 /** A subagent as the lead defined it (its `subagent.created` event). */
@@ -134,13 +152,39 @@ export async function runSubagentTask(
   subagent: Subagent,
   task: TaskToRun,
   tools: Tool[],
-  options: {
-    knownFresh: boolean;
-    onOutcome?: () => void;
-    signal?: AbortSignal;
-    /** The subagent's checkout (where a CLI driving it runs). */
-    worktree?: string;
-  },
+  options: TaskOptions,
+): Promise<{ outcome: AgentOutcome; steps: number }> {
+  const coordination = deps.coordination;
+  if (!coordination) return runTask(deps, subagent, task, tools, options);
+  const capabilities = subagentCoordination(subagent);
+  const own = coordination.tools(subagent.name, capabilities);
+  // Claims are leases for the task: released when it ends (its merge request has been decided by
+  // then: merge_request waits for the queue), unless another worker took the session over.
+  return coordination.hold(
+    subagent.name,
+    capabilities,
+    () => runTask(deps, subagent, task, [...tools, ...own], options),
+    {
+      outcome: `${task.task} ended`,
+      keep: () => options.signal?.aborted === true && deps.signal?.aborted !== true,
+    },
+  );
+}
+
+interface TaskOptions {
+  knownFresh: boolean;
+  onOutcome?: () => void;
+  signal?: AbortSignal;
+  /** The subagent's checkout (where a CLI driving it runs). */
+  worktree?: string;
+}
+
+async function runTask(
+  deps: SubagentTaskDeps,
+  subagent: Subagent,
+  task: TaskToRun,
+  tools: Tool[],
+  options: TaskOptions,
 ): Promise<{ outcome: AgentOutcome; steps: number }> {
   const { log, runId } = deps;
   const fresh = options.knownFresh;

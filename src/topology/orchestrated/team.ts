@@ -11,6 +11,7 @@ import { RESERVED_AGENT_NAMES } from '../../agent/direct-message.js';
 import type { AgentOutcome } from '../../agent/loop.js';
 import { type ProfileDefinition, profileWrites, resolveProfile } from '../../agent/profiles.js';
 import type { BashToolOptions } from '../../agent/tools/index.js';
+import { type AgentCoordination, coordinationPrompt } from '../../coord/index.js';
 import { type EventKind, type EventPayloads, eventOf, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Message, Provider } from '../../model/types.js';
@@ -26,6 +27,7 @@ import {
   failedTask,
   runSubagentTask,
   type Subagent,
+  subagentCoordination,
   subagentFrom,
   type TaskToRun,
 } from './subagent-task.js';
@@ -70,6 +72,8 @@ export interface TeamOptions {
   remote?: (agent: string, task: TaskToRun) => Promise<{ outcome: AgentOutcome; steps: number }>;
   /** Subagents whose loop an external CLI drives (subagent-cli.ts). */
   cli?: SubagentCli;
+  /** The team's shared context and claims (subagent-task.ts: `subagentCoordination`). */
+  coordination?: AgentCoordination;
 }
 
 export class Team {
@@ -155,6 +159,9 @@ export class Team {
         rolePrompt: input.system_prompt,
         profilePrompt: profile.profile.prompt,
         writes: profileWrites(profile.profile.base),
+        coordination: this.options.coordination
+          ? coordinationPrompt(subagentCoordination({ profile: profile.profile }), 'your task ends')
+          : '',
       }),
     };
     this.subagents.set(name, subagent);
