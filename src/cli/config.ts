@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { PROFILE_NAMES } from '../agent/profiles.js';
 import { parseDurationMs } from '../core/duration.js';
+import { RUN_DEFAULTS } from '../runner/defaults.js';
 import { isEnvName, SANDBOX_MODES } from '../sandbox/index.js';
 import { implicitFileError, refusedImplicitKeys, vendorKeyError } from './config-trust.js';
 
@@ -103,19 +104,11 @@ export const configSchema = z
 export type ColonyConfig = z.infer<typeof configSchema>;
 export type CustomModel = z.infer<typeof customModelSchema>;
 
+/** The run's defaults (runner/defaults.ts, shared with the library) plus the CLI's own. */
 export const DEFAULT_CONFIG: ColonyConfig = {
+  ...RUN_DEFAULTS,
   model: 'scripted',
   models: [],
-  maxSteps: 100,
-  modelTimeoutMs: 120_000,
-  maxRetries: 4,
-  bashTimeoutS: 120,
-  profile: 'coder',
-  stream: false,
-  deadline: '24h',
-  idle: '5m',
-  sandbox: 'on',
-  allowNetwork: false,
   passEnv: [],
 };
 

@@ -1,18 +1,25 @@
-/** Turning validated options into a new run: spec, provider, the runs row and `run.started`. */
+/**
+ * `colony run` (and `workflow`, the demos) as a client of the run builder: flags and config become
+ * the builder's options (runner/build-spec.ts), and a refusal becomes a usage error (exit 2) in the
+ * CLI's words. Then the runs row and `run.started`.
+ */
 
 import { parseAgentCliFlag } from '../agent-cli/index.js';
 import { parseDurationMs } from '../core/duration.js';
-import { newRunId } from '../core/ids.js';
 import type { ModelCatalog } from '../model/catalog.js';
-import type { Provider } from '../model/types.js';
 import { recordRun } from '../run/record-run.js';
+import { runEndpoints } from '../run/run-catalog.js';
 import type { AgentCliChoice, RunSpec } from '../run/run-spec.js';
-import { resolveSandboxSetting } from '../sandbox/index.js';
+import {
+  type BuiltRun,
+  buildRunSpec,
+  type SpecFields,
+  type SpecOptions,
+  type SpecProblem,
+} from '../runner/index.js';
 import type { Store } from '../store/index.js';
-import { inspectUserRepo } from '../workspace/repo.js';
 import { UsageError } from './args.js';
 import type { ColonyConfig } from './config.js';
-import { runCatalog, runEndpoints, unpricedUnderMoneyBudget } from './model-catalog.js';
 import { CliFailure } from './store-access.js';
 
 export interface NewRunInput {
@@ -34,55 +41,41 @@ export interface NewRunInput {
   fleet?: RunSpec['fleet'];
   /** peers: an external agent CLI drives the peers' loops. */
   agentCli?: RunSpec['agentCli'];
+  /** workflow: the program and its `--arg`s. */
+  workflow?: { file: string; args: Record<string, string> };
 }
 
-export interface PreparedRun {
-  spec: RunSpec;
-  provider: Provider;
-  /** Every model the run may call (profiles may name their own). */
-  catalog: ModelCatalog;
-  dirty: string[];
-}
+export type PreparedRun = BuiltRun;
 
 /** Validates everything that can be checked before touching the database (exit code 2 on failure). */
 export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Promise<PreparedRun> {
-  if (input.goal.trim() === '') throw new UsageError('run: --goal must not be empty');
-  const inspected = await inspectUserRepo(input.repo, input.config.base ?? 'HEAD');
-  if (!inspected.ok) throw new UsageError(inspected.error);
-  const repo = inspected.repo;
+  const built = await buildRunSpec(specOptions(input), env);
+  if (!built.ok) throw new UsageError(usageText(built.problem));
+  const { spec, provider, catalog, dirty } = built;
+  return { spec, provider, catalog, dirty };
+}
+
+/** Flags (merged into the config) as the builder's options. */
+export function specOptions(input: NewRunInput): SpecOptions {
   const { config } = input;
-  // One clear error when the sandbox is wanted and cannot be had (never a silent fallback).
-  const sandbox = await resolveSandboxSetting(
-    { mode: config.sandbox, network: config.allowNetwork, passEnv: config.passEnv },
-    env,
-  );
-  if (!sandbox.ok) throw new UsageError(`run: ${sandbox.error}`);
-  const spec: RunSpec = {
-    runId: newRunId(),
-    topology: input.topology ?? 'solo',
-    ...(input.topology === 'peers'
-      ? {
-          agents: input.agents ?? 1,
-          concurrency: input.concurrency,
-          idleMs: parseDurationMs(config.idle) ?? undefined,
-          ...(input.integrators ? { integrators: input.integrators } : {}),
-        }
-      : {}),
-    ...(input.topology === 'orchestrated' ? orchestratedFields(input) : {}),
-    ...(input.fleet ? { fleet: input.fleet } : {}),
-    ...(input.agentCli ? { agentCli: input.agentCli } : {}),
-    deadlineAt: new Date(Date.now() + (parseDurationMs(config.deadline) ?? 0)).toISOString(),
-    repo: repo.topLevel,
+  const topology = input.topology ?? 'solo';
+  return {
+    repo: input.repo,
     goal: input.goal,
-    baseRef: repo.baseRef,
-    baseCommit: repo.baseCommit,
     model: config.model,
+    topology,
+    ...(input.workflow ? { workflow: input.workflow } : {}),
+    base: config.base,
+    deadlineMs: parseDurationMs(config.deadline) ?? undefined,
+    sandbox: config.sandbox,
+    allowNetwork: config.allowNetwork,
+    passEnv: config.passEnv,
     baseUrl: config.baseUrl,
     customModels: config.models,
     scenario: input.scenario,
     setup: config.setup,
     verify: config.verify,
-    ...(input.mergeVerify !== undefined ? { mergeVerify: input.mergeVerify } : {}),
+    mergeVerify: input.mergeVerify,
     ...(input.approveMerges ? { approveMerges: true } : {}),
     maxSteps: config.maxSteps,
     budgetUsd: config.budgetUsd,
@@ -92,28 +85,54 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
     modelTimeoutMs: config.modelTimeoutMs,
     maxRetries: config.maxRetries,
     bashTimeoutS: config.bashTimeoutS,
-    sandbox: sandbox.value,
+    ...(topology === 'peers'
+      ? {
+          agents: input.agents ?? 1,
+          concurrency: input.concurrency,
+          idleMs: parseDurationMs(config.idle) ?? undefined,
+          ...(input.integrators ? { integrators: input.integrators } : {}),
+        }
+      : {}),
+    ...(topology === 'orchestrated' ? orchestratedFields(input) : {}),
+    ...(topology === 'workflow' ? { concurrency: input.concurrency } : {}),
+    fleet: input.fleet,
+    agentCli: input.agentCli,
   };
-  const catalog = runCatalog(spec, env);
-  const provider = catalog.provider();
-  if (!provider.ok) throw new UsageError(provider.error);
-  for (const [name, profile] of Object.entries(spec.profiles ?? {})) {
-    if (!profile.model) continue;
-    const own = catalog.provider(profile.model);
-    if (!own.ok) throw new UsageError(`profile "${name}": ${own.error}`);
+}
+
+/** A refusal of the run builder in the CLI's words (its flags). */
+function usageText(problem: SpecProblem): string {
+  switch (problem.kind) {
+    case 'empty-goal':
+      return 'run: --goal must not be empty';
+    case 'workflow-pairing':
+      return 'run: a workflow program goes with the workflow topology (colony workflow FILE)';
+    case 'peers-without-verify':
+      return 'run: --topology peers needs --verify CMD (merges and the result are checked with it)';
+    case 'env-name':
+      return `run: --pass-env needs variable names, got "${problem.name}"`;
+    case 'workflow-program':
+      return `workflow: ${problem.detail}`;
+    case 'sandbox':
+      return `run: ${problem.detail}`;
+    case 'invalid-spec':
+      return `run: invalid run settings at ${problem.path}: ${problem.detail}`;
+    case 'profile-model':
+      return `profile "${problem.profile}": ${problem.detail}`;
+    case 'unpriced':
+      return (
+        `run: --budget-usd ${problem.budgetUsd} cannot limit ${problem.what}: it has no prices, so its calls ` +
+        'would cost nothing against the budget. Add --budget-tokens N (the token budget then binds), use a ' +
+        'model with prices (colony models), or give the model prices in a config file\'s "models" entry'
+      );
+    case 'repo':
+    case 'model':
+      return problem.detail;
   }
-  const unpriced = unpricedUnderMoneyBudget(spec, catalog);
-  if (unpriced)
-    throw new UsageError(
-      `run: --budget-usd ${spec.budgetUsd} cannot limit ${unpriced}: it has no prices, so its calls would ` +
-        'cost nothing against the budget. Add --budget-tokens N (the token budget then binds), use a model ' +
-        'with prices (colony models), or give the model prices in a config file\'s "models" entry',
-    );
-  return { spec, provider: provider.provider, catalog, dirty: repo.dirty };
 }
 
 /** orchestrated: limits, profiles and the acceptance check from config (flags already merged in). */
-function orchestratedFields(input: NewRunInput): Partial<RunSpec> {
+function orchestratedFields(input: NewRunInput): SpecFields {
   const { config } = input;
   const limits = config.limits ?? {};
   const profiles = Object.fromEntries(

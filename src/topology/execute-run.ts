@@ -10,11 +10,12 @@ import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { parseListen } from '../fleet/listen.js';
 import { openFleetOwner } from '../fleet/owner.js';
-import { ModelCatalog, type ModelCatalogOptions } from '../model/catalog.js';
+import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import { claimProcessForRun, executeDurably, releaseProcessForRun } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
 import { RateGate } from '../run/rate-gate.js';
+import { gatedProviders, runCatalog } from '../run/run-catalog.js';
 import { RunControl } from '../run/run-control.js';
 import type { RunSlot } from '../run/run-slots.js';
 import { type RunSlotSettings, takeRunSlot } from '../run/run-slots-run.js';
@@ -27,23 +28,6 @@ import type { EventLog } from '../store/types.js';
 import { type RunSummary, summarise } from '../view/summary.js';
 import type { RunContext, RunOutcome } from './context.js';
 import { TOPOLOGIES } from './index.js';
-
-/** The model catalog of a run from its spec (no scripted scenario: the caller passes its provider). */
-export function catalogFromSpec(
-  spec: RunSpec,
-  env: NodeJS.ProcessEnv,
-  scripted?: ModelCatalogOptions['scripted'],
-): ModelCatalog {
-  return new ModelCatalog({
-    runModel: spec.model,
-    baseUrl: spec.baseUrl,
-    custom: spec.customModels,
-    env,
-    timeoutMs: spec.modelTimeoutMs,
-    maxRetries: spec.maxRetries,
-    scripted,
-  });
-}
 
 export interface ExecuteOptions {
   store: Store;
@@ -58,7 +42,7 @@ export interface ExecuteOptions {
   resumed: boolean;
   /** The per-server cap of concurrent runs (default: 10, wait; see run-slots.ts). */
   runSlots?: RunSlotSettings;
-  /** The models profiles may name (default: built from the spec and `env`). */
+  /** The models profiles may name (default: the run's catalog, from the spec and `env`). */
   catalog?: ModelCatalog;
   /**
    * This process's coordination services (messages, claims, context), kept open by the caller;
@@ -149,16 +133,14 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
         heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
       }));
     const ownsCoord = !options.coordination;
-    const catalog = options.catalog ?? catalogFromSpec(spec, options.env);
+    const catalog = options.catalog ?? runCatalog(spec, options.env);
+    const provider = gate.wrap(options.provider);
     const context: RunContext = {
       spec,
       home: store.home,
       log,
-      provider: gate.wrap(options.provider),
-      providerForModel: (model) => {
-        const built = catalog.provider(model);
-        return built.ok ? { ok: true, provider: gate.wrap(built.provider) } : built;
-      },
+      provider,
+      providerForModel: gatedProviders(catalog, gate, provider),
       scrubber,
       signal: control.signal,
       endCause: () => control.cause,

@@ -15,11 +15,12 @@ import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
 import { type SessionInput, TOKEN_TTL_MS } from '../fleet/names.js';
 import { err, ok, type Result } from '../lang/result.js';
 import { RateGate } from '../run/rate-gate.js';
+import { gatedProviders, runCatalog } from '../run/run-catalog.js';
 import { openSandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
 import { scrubbingLog } from '../store/scrubbing-log.js';
 import { withAfterMutation } from '../tool/after-mutation.js';
-import { catalogFromSpec, loadRunSpec } from '../topology/execute-run.js';
+import { loadRunSpec } from '../topology/execute-run.js';
 import { LEAD_AGENT } from '../topology/orchestrated/prompt.js';
 import { agentCliAccess } from '../topology/peers/cli-access.js';
 import { PeerHost } from '../topology/peers/peer-host.js';
@@ -69,7 +70,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     return err(`run ${runId} is a ${spec.topology} run: fleet workers run peers and subagents only`);
   const sandbox = await openSandbox(spec.sandbox, env);
   if (!sandbox.ok) return err(`run ${runId} runs sandboxed, but not on this worker: ${sandbox.error}`);
-  const catalog = catalogFromSpec(spec, env);
+  const catalog = runCatalog(spec, env);
   const built = catalog.provider(spec.model);
   if (!built.ok) return err(`run ${runId}: ${built.error}`);
   const scrubber = createScrubber(secretValuesFromEnv(env));
@@ -184,7 +185,6 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
             : {}),
         })
       : null;
-  const providers = new Map([[provider.model.id, provider]]);
   const subagents = subagentHost({
     spec,
     log,
@@ -195,16 +195,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       budget,
       signal: stopper.signal,
       stream: spec.stream,
-      providerFor: (model) => {
-        const id = model ?? provider.model.id;
-        const known = providers.get(id);
-        if (known) return { ok: true, provider: known };
-        const made = catalog.provider(id);
-        if (!made.ok) return made;
-        const wrapped = gate.wrap(made.provider);
-        providers.set(id, wrapped);
-        return { ok: true, provider: wrapped };
-      },
+      providerFor: gatedProviders(catalog, gate, provider),
       injectorFor,
     },
     tools: {

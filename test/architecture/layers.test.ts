@@ -12,16 +12,28 @@ const LAYERS: string[][] = [
   ['model'],
   ['core'],
   ['store', 'tool', 'view', 'sandbox'],
-  ['agent'],
+  // demo: the bundled scripted scenarios are data over model/ (the run's catalog in run/ looks them up).
+  ['agent', 'demo'],
   ['run'],
   ['coord', 'workspace', 'workflow', 'proxy'],
   ['fleet', 'mcp'],
   ['agent-cli'],
   ['topology'],
+  // runner: the front door of a new run (one spec builder for the library and the CLI).
+  ['runner'],
   ['report', 'server', 'worker'],
-  ['dashboard', 'demo', 'eval'],
-  ['cli'],
+  ['dashboard', 'eval'],
+  // The CLI is a client of the library, never the other way round.
   ['library'],
+  ['cli'],
+];
+
+/** Arrows named on their own, so that reordering LAYERS cannot quietly allow them. */
+const FORBIDDEN: Array<[from: string, to: string]> = [
+  ['library', 'cli'],
+  ['runner', 'cli'],
+  ['topology', 'cli'],
+  ['topology', 'server'],
 ];
 /** Files directly in src/ are the package's entry points: above every folder. */
 const ENTRY = LAYERS.length;
@@ -69,5 +81,13 @@ describe('src/ layers', () => {
       .filter(({ from, to }) => (layerOf.get(to) ?? Number.POSITIVE_INFINITY) >= (layerOf.get(from) ?? -1))
       .map(({ from, to, where }) => `${from} → ${to} (${where})`);
     expect(upward).toEqual([]);
+  });
+
+  it('has none of the forbidden arrows (library → cli, topology → cli or server, …)', () => {
+    for (const [from, to] of FORBIDDEN) expect(layerOf.get(from)).toBeLessThan(layerOf.get(to) ?? -1);
+    const found = crossFolderImports()
+      .filter((arrow) => FORBIDDEN.some(([from, to]) => arrow.from === from && arrow.to === to))
+      .map(({ from, to, where }) => `${from} → ${to} (${where})`);
+    expect(found).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import type { StoredEvent } from '../../core/events.js';
 import { terminalJson } from '../../core/terminal-text.js';
+import { runCatalog } from '../../run/run-catalog.js';
 import { loadRunSpec } from '../../topology/execute-run.js';
 import { exitCodeFor, summarise } from '../../view/summary.js';
 import { onePositional, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
-import { runCatalog } from '../model-catalog.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
 import { formatSummary } from '../summary-text.js';
 

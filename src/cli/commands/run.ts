@@ -170,10 +170,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     cwd: process.cwd(),
   });
   if (!loaded.ok) throw new UsageError(loaded.error);
-  if (topology.topology === 'peers' && !loaded.config.verify)
-    throw new UsageError(
-      'run: --topology peers needs --verify CMD (merges and the result are checked with it)',
-    );
   const integrators = numberFlag(values.integrators, 'integrators', 'int');
   if (integrators !== undefined) {
     if (topology.topology !== 'peers') throw new UsageError('run: --integrators needs --topology peers');

@@ -1,6 +1,5 @@
 import { basename, resolve } from 'node:path';
 import { terminalJson } from '../../core/terminal-text.js';
-import { readProgramSource } from '../../workflow/load.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { type ColonyConfig, loadConfig } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
@@ -134,23 +133,20 @@ export interface WorkflowRunInput {
 /** Validates and transpiles the program and builds the run (nothing is written yet). */
 export async function prepareWorkflowRun(input: WorkflowRunInput): Promise<PreparedRun> {
   const file = resolve(input.file);
-  const read = await readProgramSource(file);
-  if (!read.ok) throw new UsageError(`workflow: ${read.error}`);
-  const prepared = await prepareRun(
+  return prepareRun(
     {
       repo: input.repo,
       goal: input.goal ?? `workflow ${basename(file)}`,
       config: input.config,
       topology: 'workflow',
+      workflow: { file, args: input.args },
       scenario: input.scenario,
+      ...(input.concurrency !== undefined ? { concurrency: input.concurrency } : {}),
       ...(input.mergeVerify !== undefined ? { mergeVerify: input.mergeVerify } : {}),
       ...(input.approveMerges ? { approveMerges: true } : {}),
     },
     process.env,
   );
-  prepared.spec.workflow = { file, js: read.source.js, args: input.args };
-  if (input.concurrency !== undefined) prepared.spec.concurrency = input.concurrency;
-  return prepared;
 }
 
 export function parseArgPairs(pairs: string[]): Record<string, string> {
