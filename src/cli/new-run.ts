@@ -56,7 +56,7 @@ export async function prepareRun(input: NewRunInput, env: NodeJS.ProcessEnv): Pr
 }
 
 /** Flags (merged into the config) as the builder's options. */
-export function specOptions(input: NewRunInput): SpecOptions {
+function specOptions(input: NewRunInput): SpecOptions {
   const { config } = input;
   const topology = input.topology ?? 'solo';
   return {
