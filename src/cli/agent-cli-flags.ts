@@ -49,25 +49,6 @@ export function agentCliFlags(
   };
 }
 
-/**
- * CLI-driven subagents are hosted by the run's own process, not yet by fleet workers (a worker's
- * subagent host has no CLI host): refused before the run starts rather than failing its tasks.
- */
-export function refuseCliSubagentsOnWorkers(
-  topology: string,
-  workers: boolean,
-  agentCli: AgentCliSpec | undefined,
-  profiles: Record<string, { cli?: unknown }> | undefined,
-): void {
-  if (topology !== 'orchestrated' || !workers) return;
-  const named = Object.entries(profiles ?? {}).flatMap(([name, p]) => (p.cli === undefined ? [] : [name]));
-  if (!agentCli && named.length === 0) return;
-  const which = agentCli ? '--agent-cli' : `the config profile(s) ${named.join(', ')}`;
-  throw new UsageError(
-    `run: subagents driven by a CLI (${which}) do not run on fleet workers yet: leave out --workers, or the CLI`,
-  );
-}
-
 /** `peer-2,peer-3=codex@MODEL,…` → the names and each one's own CLI (if given). */
 function peerEntries(
   value: string,

@@ -2,7 +2,8 @@
  * What the owner of a fleet run serves to its workers, over HTTP, each request authenticated by the
  * agent's own token (auth/agent-token.ts) whose session epoch must still be current (fencing):
  *   /git/<run>/hub.git/…                      the hub over git's smart HTTP (workspace/hub-http.ts)
- *   POST /fleet/<run>/merge-requests          {commit, note} → the integration queue (enqueue)
+ *   POST /fleet/<run>/merge-requests          {commit, note} → the integration queue (enqueue); the
+ *                                             answer names the queue's approval mode
  *   GET  /fleet/<run>/merge-requests/<mr>     where it stands; `?wait=1` waits (≤ 20 s) for its outcome
  * The integration queue stays with the owner; a worker's agent reaches it only through these routes,
  * and only in its own name (the branch is the token's agent's).
@@ -112,7 +113,8 @@ async function fleetApi(req: IncomingMessage, res: ServerResponse, options: Gate
       note,
       notify: true,
     });
-    return json(res, queued.ok ? 200 : 409, queued);
+    // Who approves it before it lands: the worker's merge_request tells the agent (the queue's mode).
+    return json(res, queued.ok ? 200 : 409, { ...queued, approval: options.queue.approval });
   }
   if (req.method !== 'GET') return json(res, 405, { error: 'method not allowed' });
   const mr = Number(parts[3]);

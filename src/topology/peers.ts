@@ -105,7 +105,9 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
       // A resumed run: the requests its earlier process had queued but not decided go on.
       await queue.resumePending({ notify: true });
       const fleet = ctx.fleet ?? null;
-      const host = fleet
+      // On a fleet, integrators stay here with the queue their review tools act on (docs/fleet.md).
+      const onFleet = (agent: string) => fleet !== null && !integrators.includes(agent);
+      const host = names.every(onFleet)
         ? null
         : new PeerHost({
             spec,
@@ -150,7 +152,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
         ctx.signal.addEventListener('abort', onEnd, { once: true });
       }
       const runOne = (agent: string): Promise<PeerEnd> =>
-        fleet ? fleet.runSession(agent) : (host as PeerHost).runPeer(agent);
+        fleet && onFleet(agent) ? fleet.runSession(agent) : (host as PeerHost).runPeer(agent);
 
       const slots = new Semaphore(Math.max(1, spec.concurrency ?? DEFAULT_CONCURRENCY));
       try {

@@ -3,14 +3,14 @@
  * (`<run>/<agent>/<task>`). The lead stays with the run's owner; here the subagent and its task are
  * read from the log (`subagent.created`, `task.assigned`, committed before the owner enqueued the
  * session), its tools are built on this worker's repositories, and its loop is the same
- * `runSubagentTask` the owner runs in-process.
+ * `runSubagentTask` the owner runs in-process — Colony's own loop, or an external CLI that this
+ * worker starts and serves (MCP and the model proxy) when the subagent's profile or the run names one.
  */
 import type { AgentOutcome } from '../agent/loop.js';
 import { profileWrites } from '../agent/profiles.js';
 import { isKind, type StoredEvent } from '../core/events.js';
 import type { RunSpec } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
-import type { Tool } from '../tool/types.js';
 import {
   buildSubagentTools,
   failedTask,
@@ -25,6 +25,8 @@ export type TaskEnd =
   | { started: false; error: string };
 
 export interface SubagentHost {
+  /** A subagent's model as the lead defined it (undefined before its `subagent.created` was read). */
+  modelOf(agent: string): string | undefined;
   /** `fresh`: the subagent never ran (its first task's first request goes without reading history). */
   runTask(agent: string, task: string, signal: AbortSignal, options: { fresh: boolean }): Promise<TaskEnd>;
 }
@@ -37,10 +39,11 @@ export function subagentHost(options: {
 }): SubagentHost {
   const { spec, log } = options;
   // Read-only subagents of one profile share one set of tools on the lead's checkout (as in-process).
-  const toolCache = new Map<string, Promise<{ ok: true; tools: Tool[] } | { ok: false; error: string }>>();
+  const toolCache = new Map<string, ReturnType<typeof buildSubagentTools>>();
   const lead = leadIndex(spec.runId, log);
 
   return {
+    modelOf: (agent) => lead.model(agent),
     async runTask(agent, task, signal, { fresh }) {
       const { definition, record } = await lead.find(agent, task);
       if (!definition) return { started: false, error: `${agent} is not a subagent of run ${spec.runId}` };
@@ -48,12 +51,15 @@ export function subagentHost(options: {
         return { started: false, error: `${task} is not a task of ${agent} in run ${spec.runId}` };
       const subagent = subagentFrom(definition.data, spec.profiles ?? {});
       if (!subagent.ok) return { started: false, error: subagent.error };
-      const key = profileWrites(subagent.value.profile.base)
-        ? `agent:${agent}`
-        : `read-only:${subagent.value.profile.base}`;
+      // A CLI-driven subagent works in a checkout of its own (its CLI's tools write), as in-process.
+      const cli = (options.task.cli?.choiceFor(subagent.value) ?? null) !== null;
+      const key =
+        profileWrites(subagent.value.profile.base) || cli
+          ? `agent:${agent}`
+          : `read-only:${subagent.value.profile.base}`;
       let tools = toolCache.get(key);
       if (!tools) {
-        tools = buildSubagentTools(options.tools, subagent.value);
+        tools = buildSubagentTools(options.tools, subagent.value, { cli });
         toolCache.set(key, tools);
         void tools.then((built) => {
           if (!built.ok) toolCache.delete(key);
@@ -66,7 +72,7 @@ export function subagentHost(options: {
         subagent.value,
         { task, prompt: record.data.prompt },
         built.tools,
-        { knownFresh: fresh, signal },
+        { knownFresh: fresh, signal, worktree: built.worktree },
       );
       return { started: true, ...ran };
     },
@@ -106,5 +112,6 @@ function leadIndex(runId: string, log: EventLog) {
       if (!subagents.has(agent) || !tasks.has(task)) await refresh();
       return { definition: subagents.get(agent), record: tasks.get(task) };
     },
+    model: (agent: string): string | undefined => subagents.get(agent)?.data.model,
   };
 }

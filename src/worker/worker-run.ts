@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { agentEnv } from '../agent/tools/env.js';
+import { CliHost } from '../agent-cli/index.js';
 import { issueAgentToken } from '../auth/index.js';
 import { type Coordination, directMessageInjector } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
@@ -22,8 +23,14 @@ import { scrubbingLog } from '../store/scrubbing-log.js';
 import { withAfterMutation } from '../tool/after-mutation.js';
 import { loadRunSpec } from '../topology/execute-run.js';
 import { LEAD_AGENT } from '../topology/orchestrated/prompt.js';
+import {
+  runHasSubagentClis,
+  type SubagentCli,
+  subagentCliChoice,
+} from '../topology/orchestrated/subagent-cli.js';
 import { agentCliAccess } from '../topology/peers/cli-access.js';
 import { PeerHost } from '../topology/peers/peer-host.js';
+import { peerNames } from '../topology/peers.js';
 import type { Emit } from '../topology/team-run.js';
 import { replayedBudget } from '../topology/team-run.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
@@ -90,6 +97,8 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   const epochs = new Map<string, number>();
   // A resumed owner serves at a new address with a new secret (the worker's tick brings both here).
   let fleet: FleetRun = loadedFleet;
+  // Counts the owners this worker has seen (a resumed owner signs with a new secret).
+  let ownerGeneration = 0;
   const tokens = new Map<string, { token: string; epoch: number; expiresAt: number; secret: Buffer }>();
   const tokenFor = (agent: string): string => {
     // Read-only subagents share a checkout named after the lead (who has no session on a worker); it
@@ -134,6 +143,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     if (!port) {
       port = integrationClient({
         baseUrl: () => fleet.hubUrl,
+        owner: () => ownerGeneration,
         runId,
         token: () => tokenFor(agent),
         signal: stopper.signal,
@@ -149,6 +159,10 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     if (!pushed.ok) await emit('warning', { message: `${agent}: ${pushed.error}` }, agent);
   };
   const budget = await replayedBudget({ spec, log });
+  const modelUpstream = (model: string) => {
+    const found = catalog.upstream(model);
+    return found.ok ? found.upstream : undefined;
+  };
   const provider = gate.wrap(built.provider);
   const injectorFor = (agent: string) => directMessageInjector(options.coord.messages, runId, agent);
   const peers =
@@ -167,23 +181,36 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
           injectorFor,
           workspace,
           integrationFor: portFor,
-          integrators: [],
+          // Integrators run with the owner (their review tools act on its queue); peers here are
+          // told who they are all the same (the shared prompt names them).
+          integrators: peerNames(Math.min(spec.integrators ?? 0, spec.agents ?? 1)),
           afterMutation,
           // Peers driven by an external CLI: its MCP server and model proxy are this worker's.
           ...(spec.agentCli
-            ? {
-                agentCli: agentCliAccess({
-                  spec,
-                  gate,
-                  upstream: (model) => {
-                    const found = catalog.upstream(model);
-                    return found.ok ? found.upstream : undefined;
-                  },
-                  runFolder: runDir,
-                }),
-              }
+            ? { agentCli: agentCliAccess({ spec, gate, upstream: modelUpstream, runFolder: runDir }) }
             : {}),
         })
+      : null;
+  // Subagents driven by an external CLI, as the owner drives them in-process: the CLI runs here, with
+  // this worker's MCP server and model proxy (its rate gate, its keys), each subagent on its model.
+  let modelOfSubagent: (agent: string) => string | undefined = () => undefined;
+  const cli: SubagentCli | null =
+    spec.topology === 'orchestrated' && runHasSubagentClis(spec)
+      ? {
+          choiceFor: (subagent) => subagentCliChoice(spec, subagent),
+          host: new CliHost(
+            agentCliAccess({
+              spec,
+              gate,
+              upstream: modelUpstream,
+              runFolder: runDir,
+              modelOf: (agent) => modelOfSubagent(agent) ?? spec.model,
+            }),
+            { runId, deadlineAt: spec.deadlineAt, log, budget, scrubber },
+          ),
+          sandbox: sandbox.value,
+          baseEnv: commandEnv,
+        }
       : null;
   const subagents = subagentHost({
     spec,
@@ -197,6 +224,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       stream: spec.stream,
       providerFor: gatedProviders(catalog, gate, provider),
       injectorFor,
+      ...(cli ? { cli } : {}),
     },
     tools: {
       runId,
@@ -208,6 +236,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       wrapTools: (agent, tools) => withAfterMutation(tools, () => afterMutation(agent)),
     },
   });
+  modelOfSubagent = (agent) => subagents.modelOf(agent);
   return ok({
     runId,
     async runSession(input, signal, options) {
@@ -222,6 +251,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       return fleet;
     },
     refresh(row) {
+      if (!row.tokenSecret.equals(fleet.tokenSecret)) ownerGeneration += 1;
       fleet = row;
       // The run's end as the owner decided it: a met goal ends the agents done (loop.ts abortedOutcome).
       if (row.stopReason && !stopper.signal.aborted)

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAgentCliFlag } from '../../src/agent-cli/index.js';
-import { agentCliFlags, refuseCliSubagentsOnWorkers } from '../../src/cli/agent-cli-flags.js';
+import { agentCliFlags } from '../../src/cli/agent-cli-flags.js';
 import { UsageError } from '../../src/cli/args.js';
 import { DEFAULT_CONFIG } from '../../src/cli/config.js';
 import { prepareRun } from '../../src/cli/new-run.js';
@@ -52,22 +52,6 @@ describe('agent-cli flags', () => {
     expect(second).toMatchObject({ kind: 'claude-code', model: 'anthropic:c' });
     expect(third).toMatchObject({ kind: 'codex', model: 'openai-responses:x' });
     expect(third?.command).toMatch(/node_modules\/@openai\/codex\/bin\/codex\.js$/);
-  });
-
-  it('refuses CLI-driven subagents on fleet workers, before the run', () => {
-    const cli = { kind: 'cmd' as const, command: 'true' };
-    expect(() => refuseCliSubagentsOnWorkers('orchestrated', true, cli, undefined)).toThrow(
-      /--agent-cli\) do not run on fleet workers yet/,
-    );
-    expect(() =>
-      refuseCliSubagentsOnWorkers('orchestrated', true, undefined, {
-        ext: { cli: 'claude-code' },
-        plain: {},
-      }),
-    ).toThrow(/profile\(s\) ext\) do not run on fleet workers/);
-    expect(() => refuseCliSubagentsOnWorkers('orchestrated', false, cli, undefined)).not.toThrow();
-    expect(() => refuseCliSubagentsOnWorkers('peers', true, cli, undefined)).not.toThrow();
-    expect(() => refuseCliSubagentsOnWorkers('orchestrated', true, undefined, { plain: {} })).not.toThrow();
   });
 
   it('refuses bad entries with a usage error', () => {

@@ -1,7 +1,6 @@
 /**
  * `colony run --workers` (and config `workers: true`): the usage errors a user meets before any run is
- * recorded — the topology, the review modes a fleet does not take yet, the shared Postgres, and the
- * hub's listen address and URL.
+ * recorded — the topology, the shared Postgres, and the hub's listen address and URL.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,9 +26,6 @@ describe('colony run --workers', () => {
     const peers = ['--topology', 'peers', '--agents', '2'];
     process.env.COLONY_DATABASE_URL = 'postgres://u:p@127.0.0.1:1/fleet';
     await expect(run('--workers')).rejects.toThrow(/--workers needs --topology peers or orchestrated/);
-    await expect(run(...peers, '--workers', '--integrators', '1')).rejects.toThrow(
-      /does not take --integrators or --approve-merges/,
-    );
     await expect(run(...peers, '--workers', '--hub-listen', 'nowhere')).rejects.toThrow(
       /--hub-listen must be HOST:PORT/,
     );

@@ -1,6 +1,6 @@
 import { parseListen } from '../../fleet/listen.js';
 import { exitCodeFor } from '../../view/summary.js';
-import { agentCliFlags, refuseCliSubagentsOnWorkers } from '../agent-cli-flags.js';
+import { agentCliFlags } from '../agent-cli-flags.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
@@ -193,11 +193,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   const fleet = fleetFlags(
     { ...values, workers: values.workers ?? loaded.config.workers },
     topology.topology,
-    { integrators, approveMerges },
     process.env,
   );
   const agentCli = agentCliFlags(values, topology.topology, topology.agents, process.env);
-  refuseCliSubagentsOnWorkers(topology.topology, Boolean(fleet), agentCli, loaded.config.profiles);
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
@@ -314,7 +312,6 @@ function topologyFlags(values: { topology?: string; agents?: string; concurrency
 function fleetFlags(
   values: { workers?: boolean; 'hub-listen'?: string; 'hub-url'?: string },
   topology: string | undefined,
-  review: { integrators?: number; approveMerges: boolean },
   env: NodeJS.ProcessEnv,
 ): { listen?: string; advertiseUrl?: string } | null {
   if (!values.workers) {
@@ -326,8 +323,6 @@ function fleetFlags(
     throw new UsageError(
       'run: --workers needs --topology peers or orchestrated (a solo agent or a workflow program runs in this process)',
     );
-  if (review.integrators || review.approveMerges)
-    throw new UsageError('run: --workers does not take --integrators or --approve-merges yet');
   if (!env.COLONY_DATABASE_URL)
     throw new UsageError(
       'run: --workers needs COLONY_DATABASE_URL: a Postgres the workers reach too (the embedded one ' +
