@@ -225,9 +225,19 @@ const routes: Route[] = [
       if (str(text) === null) return sendError(res, 400, 'text is required');
       if ((str(to) === null) === (str(channel) === null))
         return sendError(res, 400, 'give exactly one of "to" (an agent) or "channel"');
-      const check = await checkUserMessage(deps.store.log, runId, str(to));
-      if (!check.ok) return sendError(res, check.kind === 'unknown_agent' ? 404 : 409, check.error);
       const coord = await deps.coordination();
+      const recipient = str(to);
+      const check = await checkUserMessage(
+        deps.store.log,
+        runId,
+        recipient !== null
+          ? { to: recipient }
+          : {
+              channel: str(channel) ?? '',
+              members: (name) => coord.messages.channelMembers(runId, name),
+            },
+      );
+      if (!check.ok) return sendError(res, check.kind === 'unknown_agent' ? 404 : 409, check.error);
       const sent = await coord.messages.send({
         runId,
         from: USER_SENDER,

@@ -9,7 +9,8 @@ Sends a message from the user to a run's agents. A direct message (--to) interru
 agent's very next model request, ahead of everything else. A channel message (--channel, "all" for
 every agent) is delivered at the agents' next gather step (message_read or context_read). A message
 to a finished run, or to a name that is not an agent of the run (or to one that has finished), is
-refused.`;
+refused, and so is a channel message no agent would read (a solo run's agent has no gather step; a
+named channel needs a working member).`;
 
 export async function sendCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -29,10 +30,20 @@ export async function sendCommand(argv: string[]): Promise<number> {
     throw new UsageError('send: give exactly one of --to AGENT or --channel NAME');
   return withStore(async (store) => {
     await requireRun(store, runId);
-    const check = await checkUserMessage(store.log, runId, values.to?.trim() || null);
-    if (!check.ok) throw new CliFailure(`send: ${check.error}`);
     const coord = await createCoordination(store);
     try {
+      const to = values.to?.trim();
+      const check = await checkUserMessage(
+        store.log,
+        runId,
+        to
+          ? { to }
+          : {
+              channel: values.channel?.trim() ?? '',
+              members: (channel) => coord.messages.channelMembers(runId, channel),
+            },
+      );
+      if (!check.ok) throw new CliFailure(`send: ${check.error}`);
       const sent = await coord.messages.send({
         runId,
         from: USER_SENDER,
