@@ -1,0 +1,161 @@
+/**
+ * `--integrators` on a fleet run: peer-1 reviews the others' merge requests. The integrator runs with
+ * the run's owner, beside the queue its review tools act on (the parked requests, their diffs from
+ * the hub); the other peers run on a worker, their requests reach the queue through the gateway,
+ * wait for the integrator's review, and land once it approved them.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScriptedPolicy } from '../../src/model/index.js';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
+import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
+import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
+import { createUserRepo } from '../helpers/user-repo.js';
+import { joined, runEvents, startWorker, type WorkerProcess } from './fleet-harness.js';
+import { fleetPeersPolicy } from './fleet-policy.js';
+
+const AGENTS = 3;
+const INTEGRATOR = 'peer-1';
+
+/**
+ * Every peer claims, writes and merges its file, releases and answers (fleet-policy.ts); the
+ * integrator then reviews: review_queue until a request waits (a second's pause when none does),
+ * review_merge approving each, until it approved all the others'.
+ */
+function integratorsPolicy(others: number): ScriptedPolicy {
+  const own = fleetPeersPolicy(1);
+  return (request, index) => {
+    const id = /Your peer ID is (peer-\d+)/.exec(request.system)?.[1];
+    const results = request.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
+    if (id !== INTEGRATOR || results.length < 4) return own(request, index);
+    const usage = { input: 100, cachedInput: 0, output: 10 };
+    const call = (name: string, args: Record<string, unknown>) => ({
+      toolCalls: [{ name, arguments: args }],
+      usage,
+    });
+    if (results.filter((r) => r.startsWith('Approved MR')).length >= others)
+      return { text: `${INTEGRATOR} reviewed every request`, usage };
+    const last = results.at(-1) ?? '';
+    const waiting = /## MR (\d+) by (peer-\d+)/.exec(last);
+    if (waiting)
+      return call('review_merge', {
+        mr: Number(waiting[1]),
+        decision: 'approve',
+        reason: 'adds its own file',
+      });
+    if (last.startsWith('No merge request waits')) return call('bash', { command: 'sleep 1' });
+    return call('review_queue', {});
+  };
+}
+
+let db: DebianPostgres;
+let fake: FakeProvider;
+const workers: WorkerProcess[] = [];
+const folders: string[] = [];
+
+beforeAll(async () => {
+  [db, fake] = await Promise.all([
+    startDebianPostgres(),
+    startFakeProvider({ policy: integratorsPolicy(AGENTS - 1) }),
+  ]);
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(workers.map((w) => w.closed));
+  await fake?.close();
+  await db?.stop();
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('colony run --workers --integrators', () => {
+  it("lands the workers' peers' requests once the integrator (with the owner) approved them", async () => {
+    await db.sql('CREATE DATABASE integrators_fleet');
+    const url = db.urlFor('integrators_fleet');
+    const env = { COLONY_DATABASE_URL: url };
+    const worker = startWorker('wint', env, { slots: 4 });
+    workers.push(worker);
+    await joined(worker);
+    const repo = createUserRepo({ 'README.md': '# review\n' }, 'colony-integrators-fleet-');
+    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+    folders.push(repo.dir, home);
+    const all = Array.from({ length: AGENTS }, (_, i) => `peer-${i + 1}`);
+    const run = await colony(
+      [
+        'run',
+        '--workers',
+        '--topology',
+        'peers',
+        '--agents',
+        String(AGENTS),
+        '--integrators',
+        '1',
+        '--repo',
+        repo.dir,
+        '--goal',
+        'each peer adds its file',
+        ...fakeModelFlags(fake.url),
+        '--verify',
+        all.map((p) => `test -f work/${p}/1.txt`).join(' && '),
+        '--merge-verify',
+        'true',
+        '--max-steps',
+        '120',
+        '--sandbox',
+        'off',
+        '--json',
+      ],
+      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+    );
+    const context = `${run.stderr}\n${run.stdout.slice(-3000)}\n${worker.stderr()}`;
+    expect(run.code, context).toBe(0);
+    const summary = lastJsonLine(run.stdout);
+    expect(summary.status).toBe('succeeded');
+    const runId = String(summary.runId);
+    const events = await runEvents(url, runId);
+    // The integrator ran with the owner (no placement), the other peers on the worker.
+    const placed = events.filter((e) => e.kind === 'agent.placed');
+    expect(placed.map((e) => [e.agent, e.data.worker]).sort()).toEqual([
+      ['peer-2', 'wint'],
+      ['peer-3', 'wint'],
+    ]);
+    // Only the integrator has the review tools; every peer's prompt names it as the reviewer.
+    const started = events.filter((e) => e.kind === 'agent.started');
+    for (const e of started) {
+      expect((e.data.tools as string[]).includes('review_merge'), String(e.agent)).toBe(
+        e.agent === INTEGRATOR,
+      );
+      expect(String(e.data.system)).toMatch(/peer-1\. A merge request that passes the merge check waits/);
+    }
+    // The workers' peers' requests waited for the integrator's review, which approved each.
+    const requests = new Map(
+      events.filter((e) => e.kind === 'merge.requested').map((e) => [Number(e.data.mr), String(e.agent)]),
+    );
+    const parked = events
+      .filter((e) => e.kind === 'merge.awaiting_approval')
+      .map((e) => requests.get(Number(e.data.mr)));
+    expect(parked.sort()).toEqual(['peer-2', 'peer-3']);
+    const approvals = events.filter((e) => e.kind === 'merge.approved');
+    expect(approvals.map((e) => [e.agent, e.data.by])).toEqual([
+      [INTEGRATOR, INTEGRATOR],
+      [INTEGRATOR, INTEGRATOR],
+    ]);
+    expect(approvals.map((e) => requests.get(Number(e.data.mr))).sort()).toEqual(['peer-2', 'peer-3']);
+    expect(events.filter((e) => e.kind === 'merge.approval_ignored')).toEqual([]);
+    // Every request landed (the sole integrator's own after the merge check alone).
+    expect(
+      events
+        .filter((e) => e.kind === 'merge.landed')
+        .map((e) => e.agent)
+        .sort(),
+    ).toEqual(all);
+    const files = execFileSync('git', ['ls-tree', '-r', '--name-only', `colony/${runId}`, 'work'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+    });
+    expect(files.trim().split('\n').sort()).toEqual(all.map((p) => `work/${p}/1.txt`));
+  }, 240_000);
+});
