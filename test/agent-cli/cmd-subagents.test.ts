@@ -53,6 +53,16 @@ async function runOrchestrated(
   return { events, context, repo };
 }
 
+const SUBAGENT_TOOLS = [
+  'merge_request',
+  'sync',
+  'context_post',
+  'context_read',
+  'context_unfold',
+  'claim',
+  'release',
+];
+
 describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
   it("drives the lead's subagent with the CLI: its tasks, merges and results reach the lead", async () => {
     const { events, context } = await runOrchestrated(`node ${MINI_AGENT}`);
@@ -61,7 +71,8 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
     expect(started.find((e) => e.agent === 'lead')?.data.tools).toContain('assign_task');
     const sub = started.find((e) => e.agent === SUBAGENT);
     expect(sub?.data).toMatchObject({ profile: 'coder', model: 'openai-chat:fake-model' });
-    expect(sub?.data.tools).toEqual(['merge_request', 'sync']);
+    // Its Colony tools: the merge tools and, as every subagent's, the team's shared context and claims.
+    expect(sub?.data.tools).toEqual(SUBAGENT_TOOLS);
     expect(ofAgent(events, 'agent.cli', 'lead')).toEqual([]);
     // One process per task (cmd: has no session to resume), each given its task as the goal.
     const cli = ofAgent(events, 'agent.cli', SUBAGENT);
@@ -104,7 +115,7 @@ describe("--topology orchestrated --agent-cli 'cmd:…'", () => {
     );
     const { events, context } = await runOrchestrated(null, ['--config', config], profileFake());
     const sub = ofKind(events, 'agent.started').find((e) => e.agent === SUBAGENT);
-    expect(sub?.data).toMatchObject({ profile: 'external', tools: ['merge_request', 'sync'] });
+    expect(sub?.data).toMatchObject({ profile: 'external', tools: SUBAGENT_TOOLS });
     const cli = ofAgent(events, 'agent.cli', SUBAGENT);
     expect(
       cli.map((e) => e.data.event),
