@@ -6,9 +6,11 @@
  * is checked against merge-tree applied one by one on the same chain.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { planFastChain, writeFastChain } from '../../../src/workspace/integration/fast-chain.js';
 import { MainChain, mergeBaseOnChain } from '../../../src/workspace/integration/main-chain.js';
@@ -32,7 +34,22 @@ const ENV = {
   GIT_COMMITTER_EMAIL: 't@example.com',
 };
 
-/** A bare repository and plumbing to make commits of any shape in it. */
+/** A path's entry in a tree: a file or symlink (mode) and its blob. */
+type Entry = { mode: string; oid: string };
+type Change = { path: string; text?: string; mode?: string; deleted?: boolean };
+
+/** Git's loose-object id and file content (sha1 of type, size and body; zlib-deflated). */
+function looseObject(type: string, body: Buffer): { oid: string; data: Buffer } {
+  const data = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
+  return { oid: createHash('sha1').update(data).digest('hex'), data };
+}
+
+/**
+ * A bare repository and commits of any shape in it. Blobs, trees and commits are written as loose
+ * objects from here (no process per commit: the random histories below make about 800 commits), with
+ * git's semantics of `update-index --index-info` (a path replaces a file or folder in its way) and git's
+ * tree order; git itself reads them (merge-tree, the fast lane) and checks the result.
+ */
 function repo() {
   const dir = mkdtempSync(path.join(tmpdir(), 'colony-fast-chain-'));
   dirs.push(dir);
@@ -40,37 +57,102 @@ function repo() {
   execFileSync('git', ['init', '-q', '--bare', hub], { env: ENV });
   const git = (args: string[], input?: string, env: Record<string, string> = {}) =>
     execFileSync('git', args, { cwd: hub, env: { ...ENV, ...env }, input, encoding: 'utf8' }).trim();
-  let indexes = 0;
-  let blobFiles = 0;
-  /** Blobs of `texts`, written into the repository by one `hash-object`. */
-  const hashBlobs = (texts: string[]): string[] => {
-    const paths = texts.map((text) => {
-      const file = path.join(dir, `blob-${blobFiles++}`);
-      writeFileSync(file, text);
-      return file;
-    });
-    return git(['hash-object', '-w', '--stdin-paths'], `${paths.join('\n')}\n`).split('\n');
+  const write = (type: string, body: Buffer): string => {
+    const { oid, data } = looseObject(type, body);
+    const file = path.join(hub, 'objects', oid.slice(0, 2), oid.slice(2));
+    if (!existsSync(file)) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, deflateSync(data));
+    }
+    return oid;
   };
-  type Change = { path: string; text?: string; mode?: string; deleted?: boolean };
-  /** A commit on `parents` (first parent's tree, or empty) with `changes` applied. */
+  /** The tree of `entries` (path → blob), its subtrees written first; entries in git's order. */
+  const writeTree = (entries: Map<string, Entry>): string => {
+    type Node = Map<string, Entry | Node>;
+    const root: Node = new Map();
+    for (const [file, entry] of entries) {
+      const parts = file.split('/');
+      let node = root;
+      for (const part of parts.slice(0, -1)) {
+        let child = node.get(part);
+        if (!(child instanceof Map)) {
+          child = new Map();
+          node.set(part, child);
+        }
+        node = child;
+      }
+      node.set(parts.at(-1) as string, entry);
+    }
+    const writeNode = (node: Node): string => {
+      const named = [...node].map(([name, value]) => ({
+        name,
+        value,
+        key: value instanceof Map ? `${name}/` : name,
+      }));
+      named.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+      const body = named.map(({ name, value }) => {
+        const [mode, oid] = value instanceof Map ? ['40000', writeNode(value)] : [value.mode, value.oid];
+        return Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(oid, 'hex')]);
+      });
+      return write('tree', Buffer.concat(body));
+    };
+    return writeNode(root);
+  };
+  /** Each commit's tree; its entries, for trees git wrote (merge-tree), read once with ls-tree. */
+  const treeOfCommit = new Map<string, string>();
+  const entriesOfTree = new Map<string, Map<string, Entry>>();
+  const entriesOf = (tree: string): Map<string, Entry> => {
+    let entries = entriesOfTree.get(tree);
+    if (!entries) {
+      entries = new Map();
+      for (const line of git(['ls-tree', '-r', '-z', tree]).split('\0').filter(Boolean)) {
+        const [info, file] = line.split('\t') as [string, string];
+        const [mode, , oid] = info.split(' ') as [string, string, string];
+        entries.set(file, { mode, oid });
+      }
+      entriesOfTree.set(tree, entries);
+    }
+    return entries;
+  };
+  /** A commit on `parents` (first parent's tree, or empty; or `tree`) with `changes` applied. */
   const commit = (parents: string[], changes: Change[], tree?: string): string => {
-    const env = { GIT_INDEX_FILE: path.join(dir, `index-${indexes++}`) };
-    const start = tree ?? (parents[0] ? `${parents[0]}^{tree}` : null);
-    if (start) git(['read-tree', start], undefined, env);
-    else git(['read-tree', '--empty'], undefined, env);
-    // Two processes for all changes (one per change made the histories tests the suite's slowest).
-    const kept = changes.filter((c) => !c.deleted);
-    const blobs = kept.length > 0 ? hashBlobs(kept.map((c) => c.text ?? '')) : [];
-    const lines = changes.map((c) =>
-      c.deleted
-        ? `0 ${'0'.repeat(40)}\t${c.path}`
-        : `${c.mode ?? '100644'} ${blobs[kept.indexOf(c)]}\t${c.path}`,
-    );
-    if (lines.length > 0) git(['update-index', '--index-info'], `${lines.join('\n')}\n`, env);
-    const written = git(['write-tree'], undefined, env);
-    return git(['commit-tree', written, ...parents.flatMap((p) => ['-p', p]), '-m', 'c']);
+    const startTree = tree ?? (parents[0] ? treeOfCommit.get(parents[0]) : undefined);
+    if (parents[0] && startTree === undefined) throw new Error(`not a commit of this fixture: ${parents[0]}`);
+    let written = startTree;
+    if (changes.length > 0 || written === undefined) {
+      const entries = new Map(written === undefined ? [] : entriesOf(written));
+      for (const c of changes) {
+        if (c.deleted) {
+          entries.delete(c.path);
+          continue;
+        }
+        // As update-index --index-info: the new path replaces a file where a folder of it goes, and a
+        // folder where it goes.
+        const parts = c.path.split('/');
+        for (let i = 1; i < parts.length; i++) entries.delete(parts.slice(0, i).join('/'));
+        for (const file of [...entries.keys()]) if (file.startsWith(`${c.path}/`)) entries.delete(file);
+        entries.set(c.path, { mode: c.mode ?? '100644', oid: write('blob', Buffer.from(c.text ?? '')) });
+      }
+      written = writeTree(entries);
+      entriesOfTree.set(written, entries);
+    }
+    const who = `t <t@example.com> ${Math.floor(Date.now() / 1000)} +0000`;
+    const body = [
+      `tree ${written}`,
+      ...parents.map((p) => `parent ${p}`),
+      `author ${who}`,
+      `committer ${who}`,
+    ];
+    const oid = write('commit', Buffer.from(`${body.join('\n')}\n\nc\n`));
+    treeOfCommit.set(oid, written);
+    return oid;
   };
-  const files = (rev: string) => git(['ls-tree', '-r', '--name-only', rev]).split('\n').filter(Boolean);
+  /** The files of a commit made here, in git's order (as `ls-tree -r --name-only`). */
+  const files = (rev: string) => {
+    const tree = treeOfCommit.get(rev);
+    if (tree === undefined) throw new Error(`not a commit of this fixture: ${rev}`);
+    return [...entriesOf(tree).keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  };
   const treeOf = (rev: string) => git(['rev-parse', `${rev}^{tree}`]);
   /** merge-tree of `commit` onto `onto`: the tree, or null on a conflict. */
   const mergeTree = (onto: string, commit: string): string | null => {
