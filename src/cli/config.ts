@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { PROFILE_NAMES } from '../agent/profiles.js';
+import { COORDINATION_CAPABILITIES, PROFILE_NAMES } from '../agent/profiles.js';
 import { parseDurationMs } from '../core/duration.js';
 import { RUN_DEFAULTS } from '../runner/defaults.js';
 import { isEnvName, SANDBOX_MODES } from '../sandbox/index.js';
@@ -49,6 +49,8 @@ export const profileSchema = z
     system: z.string().optional(),
     /** An external agent CLI drives its subagents: claude-code, codex or cmd:COMMAND (docs/agent-cli.md). */
     cli: z.string().min(1).optional(),
+    /** The coordination tools its agents get, replacing the topology's default ([] for none; docs/coordination.md). */
+    coordination: z.array(z.enum(COORDINATION_CAPABILITIES)).optional(),
   })
   .strict();
 

@@ -144,6 +144,7 @@ function orchestratedFields(input: NewRunInput): SpecFields {
         maxSteps: p.maxSteps,
         prompt: p.system,
         ...(p.cli ? { cli: profileCli(name, p.cli) } : {}),
+        ...(p.coordination ? { coordination: p.coordination } : {}),
       },
     ]),
   );

@@ -93,9 +93,9 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         await fleet.serve({ hubPath: workspace.hubPath, queue });
         ctx.signal.addEventListener('abort', onEnd, { once: true });
       }
-      // Subagents share a context and claims (their claims are leases for one task). Not yet on fleet
-      // workers: their subagent tasks get no coordination until the worker passes it (worker-run.ts).
-      const coordination = fleet ? null : new AgentCoordination(ctx.coord, spec.runId);
+      // Subagents share a context and claims (their claims are leases for one task); on fleet workers
+      // the worker holds them (worker-run.ts).
+      const coordination = new AgentCoordination(ctx.coord, spec.runId);
       // The scheduler is built after the team has read the log, so start counts survive a resume.
       let scheduler: Scheduler | null = null;
       const team: Team = new Team({

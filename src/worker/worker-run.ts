@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { agentEnv } from '../agent/tools/env.js';
 import { CliHost } from '../agent-cli/index.js';
 import { issueAgentToken } from '../auth/index.js';
-import { type Coordination, directMessageInjector } from '../coord/index.js';
+import { AgentCoordination, type Coordination, directMessageInjector } from '../coord/index.js';
 import { eventOf } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
@@ -212,6 +212,8 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
           baseEnv: commandEnv,
         }
       : null;
+  // A subagent on a worker gets the team's shared context and claims as in the owner's process.
+  const coordination = spec.topology === 'orchestrated' ? new AgentCoordination(options.coord, runId) : null;
   const subagents = subagentHost({
     spec,
     log,
@@ -225,6 +227,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       providerFor: gatedProviders(catalog, gate, provider),
       injectorFor,
       ...(cli ? { cli } : {}),
+      ...(coordination ? { coordination } : {}),
     },
     tools: {
       runId,
@@ -262,6 +265,9 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     stopped: stopper.signal,
     setEpoch: (agent, epoch) => epochs.set(agent, epoch),
     pushWip: (agent) => upstream.pushWip(agent, workspace.repoOf(agent)),
-    close: () => peers?.stop(),
+    close: () => {
+      coordination?.stop();
+      peers?.stop();
+    },
   });
 }

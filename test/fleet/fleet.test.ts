@@ -285,6 +285,11 @@ describe('colony run --topology orchestrated --workers', () => {
     expect(events.filter((e) => e.agent === first && e.kind === 'agent.started')).toHaveLength(1);
     expect(events.filter((e) => e.agent === first && e.kind === 'task.started')).toHaveLength(2);
     expect(placed.filter((e) => e.agent === first).map((e) => e.data.epoch)).toEqual([1, 2]);
+    // A subagent on a worker has the team's shared context and claims, as in the owner's process.
+    const firstStarted = events.find((e) => e.agent === first && e.kind === 'agent.started');
+    expect(firstStarted?.data.tools).toEqual(
+      expect.arrayContaining(['context_read', 'context_post', 'claim']),
+    );
     // Every task answered; the lead saw each result.
     const finished = events.filter((e) => e.kind === 'task.finished');
     expect(finished.map((e) => e.data.status)).toEqual(tasks.map(() => 'done'));

@@ -177,17 +177,28 @@ describe('the CLI and the library build the same spec for the same inputs', () =
       {
         repo: repo.dir,
         goal: 'g',
-        config: { ...config, profiles: { scout: { base: 'explore', model: 'gpt-5', system: 'Look.' } } },
+        config: {
+          ...config,
+          profiles: {
+            scout: { base: 'explore', model: 'gpt-5', system: 'Look.' },
+            lone: { base: 'coder', coordination: [] },
+          },
+        },
         topology: 'orchestrated',
       },
       {
         ...base,
         goal: 'g',
         topology: 'orchestrated',
-        profiles: { scout: { base: 'explore', model: 'gpt-5', prompt: 'Look.' } },
+        profiles: {
+          scout: { base: 'explore', model: 'gpt-5', prompt: 'Look.' },
+          lone: { base: 'coder', coordination: [] },
+        },
       },
     );
     expect(specs.cli).toEqual(specs.library);
+    // A config profile's coordination reaches the spec (here: none for its agents).
+    expect(specs.cli).toMatchObject({ profiles: { lone: { coordination: [] } } });
   });
 
   it('refuse alike, each in its own words', async () => {
