@@ -8,46 +8,15 @@
  * hold several single-trial tasks (it counts the within-repository spread twice): ~98% there.
  */
 import { describe, expect, it } from 'vitest';
-import { type SimPopulation, trueDifference, truePassRate } from '../../../src/eval/sim/sim-population.js';
-import { simArm } from '../../../src/eval/sim/sim-truth.js';
+import { trueDifference } from '../../../src/eval/sim/sim-population.js';
+import { ARMS, covers, expectNominal, POPULATION, SEEDS } from './coverage-shared.js';
 import { shareOfSeeds, simEval } from './sim-eval.js';
 
-const SEEDS = 1000;
-const ARMS = [simArm('solo', 1), simArm('team-4', 4)];
-
-// Heterogeneous effects (0 to +20 pp per task), repositories that shift their tasks' chances
-// together (clustering), and chances near 0 and 1 where clipping bends the effect.
-const POPULATION: SimPopulation = {
-  repos: 8,
-  tasksPerRepo: 5,
-  soloRates: [0.1, 0.3, 0.5, 0.7, 0.9],
-  repoShifts: [-0.2, 0, 0.2],
-  effects: { 'team-4': [0, 0.1, 0.2] },
-};
-
-function covers(ci: { lo: number; hi: number } | null | undefined, truth: number): boolean {
-  return ci !== null && ci !== undefined && ci.lo <= truth && truth <= ci.hi;
-}
-
-const measured: Record<string, number> = {};
-
-function expectNominal(name: string, coverage: number): void {
-  measured[name] = coverage;
-  console.log(`coverage, ${name}: ${(coverage * 100).toFixed(1)}%`);
-  expect(coverage, name).toBeGreaterThanOrEqual(0.91);
-  expect(coverage, name).toBeLessThanOrEqual(0.99);
-}
-
+// The three-trial case of the paired difference is in coverage-trials.test.ts, each arm's pass rate in
+// coverage-pass-rate.test.ts: one file each, so the three run in parallel.
 describe('coverage of the reported 95% intervals on the sim: truth model', () => {
   it.each([
     ['1 trial, 8 repositories × 5 tasks', POPULATION, 1, 'mcnemar-exact', 'cluster-bootstrap'],
-    [
-      '3 trials, 10 × 3 tasks',
-      { ...POPULATION, repos: 10, tasksPerRepo: 3 },
-      3,
-      'sign-flip',
-      'cluster-bootstrap',
-    ],
     [
       '1 trial, 5 × 2 tasks (few)',
       { ...POPULATION, repos: 5, tasksPerRepo: 2 },
@@ -64,21 +33,6 @@ describe('coverage of the reported 95% intervals on the sim: truth model', () =>
       return covers(c?.ci, truth);
     });
     expectNominal(`difference (truth ${(truth * 100).toFixed(2)} pp), ${name}`, coverage);
-  });
-
-  it.each([
-    ['40 tasks in 8 repositories', POPULATION, 'cluster-bootstrap'],
-    ['20 tasks in 4 repositories', { ...POPULATION, repos: 4 }, 'wilson-envelope'],
-  ] as const)("each arm's pass rate, %s", (name, pop, method) => {
-    for (const arm of ['solo', 'team-4']) {
-      const truth = truePassRate(pop, arm);
-      const coverage = shareOfSeeds(SEEDS / 2, 20_001, (seed) => {
-        const a = simEval(pop, ARMS, seed, 1, { resamples: 1000 }).arms.find((x) => x.name === arm);
-        expect(a?.interval?.method).toBe(method);
-        return covers(a?.interval, truth);
-      });
-      expectNominal(`pass rate of ${arm} (truth ${(truth * 100).toFixed(2)}%), ${name}`, coverage);
-    }
   });
 
   it('has teeth: a 50% interval covers far less often (the check can fail)', () => {
