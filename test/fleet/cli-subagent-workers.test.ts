@@ -92,7 +92,16 @@ describe('colony run --topology orchestrated --workers --agent-cli', () => {
       context,
     ).toEqual(['started', 'exited', 'started', 'exited']);
     const started = events.find((e) => e.kind === 'agent.started' && e.agent === SUBAGENT);
-    expect(started?.data.tools).toEqual(['merge_request', 'sync']);
+    // The merge tools and, as in the owner's process, the team's shared context and claims.
+    expect(started?.data.tools).toEqual([
+      'merge_request',
+      'sync',
+      'context_post',
+      'context_read',
+      'context_unfold',
+      'claim',
+      'release',
+    ]);
     expect(
       events.filter((e) => e.kind === 'task.started' && e.agent === SUBAGENT).map((e) => e.data.prompt),
     ).toEqual(MODULES.map(taskPrompt));
