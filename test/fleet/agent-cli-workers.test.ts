@@ -4,7 +4,7 @@
  * to the owner's queue through the gateway — next to a built-in peer on the fleet.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js
 import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
 import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
 import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, type WorkerProcess } from './fleet-harness.js';
+import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
 
 const MINI_AGENT = join(import.meta.dirname, '..', 'agent-cli', 'mini-agent.mjs');
 let db: DebianPostgres;
@@ -25,13 +25,7 @@ beforeAll(async () => {
   [db, fake] = await Promise.all([startDebianPostgres(), startFakeProvider({ policy: modulePolicy })]);
 });
 
-afterAll(async () => {
-  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await db?.stop();
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
 
 describe('colony run --workers --agent-cli', () => {
   it('runs a CLI-driven peer on a worker beside a built-in one: both land, the CLI is metered there', async () => {

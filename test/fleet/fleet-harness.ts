@@ -3,7 +3,7 @@
  * owner's `colony run --workers`, and reading a run's events from the fleet's database.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -82,4 +82,18 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A fleet test's teardown: its workers killed and reaped, then its model servers, Postgres and folders. */
+export async function stopFleetParts(parts: {
+  workers: WorkerProcess[];
+  servers: Array<{ close(): Promise<void> } | undefined>;
+  db: { stop(): Promise<void> } | undefined;
+  folders: string[];
+}): Promise<void> {
+  for (const w of parts.workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(parts.workers.map((w) => w.closed));
+  for (const server of parts.servers) await server?.close();
+  await parts.db?.stop();
+  for (const dir of parts.folders) rmSync(dir, { recursive: true, force: true });
 }

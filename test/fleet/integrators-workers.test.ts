@@ -5,7 +5,7 @@
  * wait for the integrator's review, and land once it approved them.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js
 import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
 import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
 import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, type WorkerProcess } from './fleet-harness.js';
+import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
 import { INTEGRATOR, integratorsPolicy } from './integrators-policy.js';
 
 const AGENTS = 3;
@@ -29,13 +29,7 @@ beforeAll(async () => {
   ]);
 });
 
-afterAll(async () => {
-  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await db?.stop();
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
 
 describe('colony run --workers --integrators', () => {
   it("lands the workers' peers' requests once the integrator (with the owner) approved them", async () => {
