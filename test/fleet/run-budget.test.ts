@@ -3,7 +3,7 @@
  * over two fleet workers stops the run at the limit in total (each worker reads the run's spend from the
  * shared log before a call), at most one call per agent over — not at the limit per worker.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,17 +12,29 @@ import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js
 import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
 import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
 import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, type WorkerProcess } from './fleet-harness.js';
+import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
 
 const TOKENS_PER_CALL = 1000;
 const BUDGET = 12_000;
 const AGENTS = 4;
 
-/** Every peer keeps working (a harmless bash call a turn) until Colony stops it. */
-const tireless: ScriptedPolicy = () => ({
-  toolCalls: [{ name: 'bash', arguments: { command: 'true' } }],
-  usage: { input: TOKENS_PER_CALL - 10, cachedInput: 0, output: 10 },
-});
+/** Peers whose requests reached the model (their system prompts name them). */
+const started = new Set<string>();
+
+/**
+ * Every peer keeps working (a harmless bash call a turn) until Colony stops it. No call is answered
+ * before every peer has asked once: with two slots per worker, all four running means both workers
+ * host peers before any token is spent (else the first worker's peers could spend the budget alone).
+ */
+const tireless: ScriptedPolicy = async (request) => {
+  started.add(request.system);
+  for (let waited = 0; started.size < AGENTS && waited < 60_000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  return {
+    toolCalls: [{ name: 'bash', arguments: { command: 'true' } }],
+    usage: { input: TOKENS_PER_CALL - 10, cachedInput: 0, output: 10 },
+  };
+};
 
 let db: DebianPostgres;
 let fake: FakeProvider;
@@ -36,13 +48,7 @@ beforeAll(async () => {
   ]);
 });
 
-afterAll(async () => {
-  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await db?.stop();
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
 
 describe('a budget on a fleet run', () => {
   it('binds the whole run across two workers: the total stays within one call per agent of the limit', async () => {
@@ -72,8 +78,9 @@ describe('a budget on a fleet run', () => {
         String(BUDGET),
         '--max-steps',
         '200',
+        // Never met, so only the budget ends the run (a passing verify could end it as goal_met first).
         '--verify',
-        'true',
+        'false',
         '--sandbox',
         'off',
         '--json',
