@@ -27,6 +27,7 @@ export const unitFiles: readonly string[] = [
   'test/eval/plan/graph-math.test.ts',
   'test/eval/plan/list-schedule.test.ts',
   'test/eval/plan/monte-carlo.test.ts',
+  'test/eval/report/simulated.test.ts',
   'test/eval/report/summarize-more.test.ts',
   'test/eval/report/summarize.test.ts',
   'test/eval/run/first-green.test.ts',

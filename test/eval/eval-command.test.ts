@@ -75,12 +75,14 @@ describe('colony eval report', () => {
     expect(first.code, first.stderr).toBe(0);
     const lines = first.stdout.trim().split('\n');
     expect(lines[0]).toBe(join(dir, 'report.html'));
-    // One line per arm (pass rate, cost per success, wall-clock, first green), then the answer.
+    // One line per arm (pass rate, cost per success, wall-clock, first green), then the answer,
+    // which says first that the arms are simulated.
     expect(lines[1]).toMatch(
-      /^ {2}solo: pass [\d.]+% \([\d.]+%–[\d.]+%\) on 20 task\(s\), cost per success /,
+      /^ {2}solo \(simulated\): pass [\d.]+% \([\d.]+%–[\d.]+%\) on 20 task\(s\), cost per success /,
     );
     expect(lines[1]).toMatch(/to first green [\d.]+ s$/);
-    expect(lines[3]).toMatch(/^- peers-4/);
+    expect(lines[3]).toMatch(/^- SIMULATED: every arm uses a sim: model/);
+    expect(lines[4]).toMatch(/^- peers-4 \(simulated\)/);
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('data-chart="win-loss"');
     const out = join(dir, 'elsewhere', 'page.html');
     const second = await run(['eval', 'report', dir, '--out', out, '--json', '--seed', '7']);

@@ -3,7 +3,7 @@
  * and plant (eval-suite.ts).
  */
 import { join } from 'node:path';
-import type { ArmSummary } from '../../eval/report/summary-types.js';
+import { armLine } from '../../eval/report/text.js';
 import { evalReport, writeEvalPage } from '../../eval/report/write-eval-report.js';
 import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { CliFailure } from '../store-access.js';
@@ -53,22 +53,6 @@ export const EVAL_HELP = `colony eval <subcommand>
       Writes the task folder OUT (default planted-K).`;
 
 const SUBCOMMANDS = 'report, run, validate, import-swe-bench, plant';
-
-const ms = (v: number | null) => (v === null ? '—' : `${(v / 1000).toFixed(1)} s`);
-const share = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
-const usd = (v: number | null) => (v === null ? '—' : `$${v.toFixed(v < 1 ? 4 : 2)}`);
-
-/** One arm in a line: pass rate and interval, cost per success and interval, times. */
-function armLine(a: ArmSummary): string {
-  const ci = a.interval ? ` (${share(a.interval.lo)}–${share(a.interval.hi)})` : '';
-  const cps = a.costPerSuccessCi
-    ? ` (${usd(a.costPerSuccessCi.lo)}–${a.costPerSuccessCi.hi === null ? 'unbounded' : usd(a.costPerSuccessCi.hi)})`
-    : '';
-  return (
-    `${a.name}: pass ${share(a.passRate)}${ci} on ${a.tasks} task(s), cost per success ${usd(a.costPerSuccessUsd)}${cps}, ` +
-    `median wall-clock ${ms(a.medianWallMs)}, to first green ${ms(a.medianFirstGreenMs)}`
-  );
-}
 
 async function reportSubcommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(

@@ -9,6 +9,7 @@ import { solvedCurve } from '../stats/solved-curve.js';
 import { wilsonInterval } from '../stats/wilson.js';
 import type { Arm, EffectiveBudget, TrialRecord } from '../trial-record.js';
 import type { EvalOptions } from './options.js';
+import { armIsSimulated } from './simulated.js';
 import type { ArmSummary, PassAtKWithCi, RateInterval } from './summary-types.js';
 import { tallyArm } from './tally.js';
 
@@ -127,6 +128,7 @@ export function summarizeArm(
     topology,
     size,
     solo: solo === true,
+    simulated: armIsSimulated(arm),
     config,
     trials: graded.length,
     passes,

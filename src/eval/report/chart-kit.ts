@@ -58,7 +58,7 @@ export function bottomAxis(
   return svg;
 }
 
-/** A point with a vertical interval whisker and a hover title. */
+/** A point with a vertical interval whisker and a hover title, labelled `label` (default: the series). */
 export function pointWithInterval(
   x: number,
   y: number,
@@ -69,11 +69,12 @@ export function pointWithInterval(
   series: string,
   /** Put the label left of the point (near the plot's right edge, where it would be cut off). */
   labelLeft = false,
+  label = series,
 ): string {
   const whisker =
     lo !== null && hi !== null
       ? `<line x1="${n(x)}" y1="${n(lo)}" x2="${n(x)}" y2="${n(hi)}" stroke="${color}" stroke-width="2" data-interval="${esc(series)}"/>` +
         `<line x1="${n(x - 4)}" y1="${n(lo)}" x2="${n(x + 4)}" y2="${n(lo)}" stroke="${color}"/><line x1="${n(x - 4)}" y1="${n(hi)}" x2="${n(x + 4)}" y2="${n(hi)}" stroke="${color}"/>`
       : '';
-  return `<g data-series="${esc(series)}">${whisker}<circle cx="${n(x)}" cy="${n(y)}" r="4.5" fill="${color}" stroke="#fff"><title>${esc(title)}</title></circle><text x="${n(labelLeft ? x - 7 : x + 7)}" y="${n(y - 6)}"${labelLeft ? ' text-anchor="end"' : ''} fill="#333">${esc(series)}</text></g>`;
+  return `<g data-series="${esc(series)}">${whisker}<circle cx="${n(x)}" cy="${n(y)}" r="4.5" fill="${color}" stroke="#fff"><title>${esc(title)}</title></circle><text x="${n(labelLeft ? x - 7 : x + 7)}" y="${n(y - 6)}"${labelLeft ? ' text-anchor="end"' : ''} fill="#333">${esc(label)}</text></g>`;
 }

@@ -9,6 +9,7 @@ import { empty, type Frame, frame, n } from '../../view/svg/xml.js';
 import { armColor, bottomAxis, pointWithInterval, shareAxis } from './chart-kit.js';
 import { pct } from './format.js';
 import type { EvalChartOptions } from './pass-rate-chart.js';
+import { armLabel } from './simulated.js';
 import type { EvalSummary } from './summary-types.js';
 
 const FRONTIER = '#222';
@@ -28,7 +29,13 @@ export function renderCostParetoChart(summary: EvalSummary, options: EvalChartOp
   const ticks = niceTicks(top);
   const x = scale(0, Math.max(top, ticks[ticks.length - 1] ?? 0), plot.left, plot.left + plot.width);
   const { y, svg: yAxis } = shareAxis(plot, 'pass rate');
-  let body = yAxis + bottomAxis(plot, x, ticks, formatUsd, 'mean cost of a trial');
+  // Simulated arms' costs come from the sim: model's made-up prices: the axis says so.
+  const prices = arms.some((a) => a.simulated)
+    ? arms.every((a) => a.simulated)
+      ? ' (simulated prices)'
+      : ' (simulated prices for the simulated arms)'
+    : '';
+  let body = yAxis + bottomAxis(plot, x, ticks, formatUsd, `mean cost of a trial${prices}`);
   const front = summary.pareto
     .map((name) => arms.find((a) => a.name === name))
     .filter((a) => a !== undefined);
@@ -50,9 +57,10 @@ export function renderCostParetoChart(summary: EvalSummary, options: EvalChartOp
       a.interval ? y(a.interval.lo) : null,
       a.interval ? y(a.interval.hi) : null,
       armColor(summary.arms.indexOf(a)),
-      `${a.name}: ${pct(a.passRate)} at ${formatUsd(a.meanCostUsd)} a trial, ${a.costPerSuccessUsd === null ? 'no success' : `${formatUsd(a.costPerSuccessUsd)} a success`}${summary.pareto.includes(a.name) ? ' — on the frontier' : ' — dominated'}`,
+      `${armLabel(a)}: ${pct(a.passRate)} at ${formatUsd(a.meanCostUsd)} a trial${a.simulated ? ' (simulated prices)' : ''}, ${a.costPerSuccessUsd === null ? 'no success' : `${formatUsd(a.costPerSuccessUsd)} a success`}${summary.pareto.includes(a.name) ? ' — on the frontier' : ' — dominated'}`,
       a.name,
       x(a.meanCostUsd ?? 0) > plot.left + plot.width * 0.85,
+      armLabel(a),
     );
   }
   return frame(f, body);

@@ -9,6 +9,7 @@ import { renderCostParetoChart } from './cost-chart.js';
 import { pct, pp, ppRange, pValue, times } from './format.js';
 import { howToRead } from './how-to-read.js';
 import { renderPassRateChart } from './pass-rate-chart.js';
+import { armLabel, labelOf } from './simulated.js';
 import { renderSolvedChart } from './solved-chart.js';
 import type { ArmSummary, Comparison, EvalSummary } from './summary-types.js';
 import { renderWinLossChart } from './win-loss-chart.js';
@@ -79,7 +80,9 @@ function armTable(a: ArmSummary, confidence: number): string {
     ['mean score (share of graded tests)', esc(`${pct(a.meanScore)}${range(a.scoreCi)}`)],
     [
       'cost: total · a trial · a success',
-      esc(`${formatUsd(a.totalCostUsd)} · ${formatUsd(a.meanCostUsd)} · ${costPerSuccessText(a)}`),
+      esc(
+        `${formatUsd(a.totalCostUsd)} · ${formatUsd(a.meanCostUsd)} · ${costPerSuccessText(a)}${a.simulated ? ' — simulated prices (the sim: model’s made-up price list), not a real cost' : ''}`,
+      ),
     ],
     ['budget of a trial', esc(budgetText(a.budget))],
     ['median wall-clock · to first green', esc(`${dur(a.medianWallMs)} · ${dur(a.medianFirstGreenMs)}`)],
@@ -95,12 +98,17 @@ function armTable(a: ArmSummary, confidence: number): string {
     ],
     ['merges · conflicts', esc(`${a.merges} · ${a.conflicts}`)],
   ];
-  return `<h3>${esc(a.name)}</h3>${facts(rows)}`;
+  return `<h3>${esc(armLabel(a))}</h3>${facts(rows)}`;
 }
 
-function comparisonTable(list: readonly Comparison[], against: string, confidence: number): string {
+function comparisonTable(
+  list: readonly Comparison[],
+  against: string,
+  confidence: number,
+  label: (name: string) => string,
+): string {
   const rows = list.map((c) => [
-    esc(c.arm),
+    esc(label(c.arm)),
     String(c.pairedTasks),
     esc(`${pct(c.armRate)} vs ${pct(c.soloRate)}`),
     `<span class="${c.significant ? ((c.diff ?? 0) > 0 ? 'sig' : 'loss') : ''}">${esc(pp(c.diff))}</span>`,
@@ -130,14 +138,17 @@ function comparisonTable(list: readonly Comparison[], against: string, confidenc
 
 function againstSolo(s: EvalSummary): string {
   if (s.comparisons.length === 0) return '<p class="note">no arm was compared with a solo baseline</p>';
-  return comparisonTable(s.comparisons, s.baseline ?? 'solo', s.confidence);
+  const label = (name: string) => labelOf(s.arms, name);
+  return comparisonTable(s.comparisons, label(s.baseline ?? 'solo'), s.confidence, label);
 }
 
 function pairwiseSection(s: EvalSummary): string {
   if (s.pairwise.length === 0) return '';
+  const label = (name: string) => labelOf(s.arms, name);
   const body = s.pairwise
     .map(
-      (c) => `<h3>${esc(`${c.arm} vs ${c.baseline}`)}</h3>${comparisonTable([c], c.baseline, s.confidence)}`,
+      (c) =>
+        `<h3>${esc(`${label(c.arm)} vs ${label(c.baseline)}`)}</h3>${comparisonTable([c], label(c.baseline), s.confidence, label)}`,
     )
     .join('');
   return section(
@@ -149,7 +160,7 @@ function pairwiseSection(s: EvalSummary): string {
 
 function tagSection(s: EvalSummary): string {
   if (s.byTag.length === 0) return '';
-  const head = ['tag', 'tasks', ...s.arms.map((a) => a.name)];
+  const head = ['tag', 'tasks', ...s.arms.map((a) => armLabel(a))];
   const rows = s.byTag.map((t) => [
     esc(t.tag),
     String(t.tasks),
@@ -162,8 +173,16 @@ function tagSection(s: EvalSummary): string {
   );
 }
 
+/** What the title says about simulation: every arm, some arms or none. */
+function simulationMark(s: EvalSummary): string {
+  const simulated = s.arms.filter((a) => a.simulated).length;
+  if (simulated === 0) return '';
+  return simulated === s.arms.length ? ' (SIMULATED)' : ' (some arms simulated)';
+}
+
 export function evalPage(s: EvalSummary, source: string): string {
   const trials = s.arms.reduce((t, a) => t + a.trials, 0);
+  const mark = simulationMark(s);
   const answer = `<ul class="answer">${s.headline.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`;
   const warnings = s.warnings.length
     ? `<section id="warnings" class="warn"><h2>About the data</h2><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></section>`
@@ -179,7 +198,7 @@ export function evalPage(s: EvalSummary, source: string): string {
     section(
       'cost',
       'Cost vs pass rate',
-      `<div class="chart">${renderCostParetoChart(s)}</div><p class="note">On the dashed frontier: ${esc(s.pareto.join(', ') || '—')}. An arm below or right of it costs more for no better pass rate.</p>`,
+      `<div class="chart">${renderCostParetoChart(s)}</div><p class="note">On the dashed frontier: ${esc(s.pareto.map((name) => labelOf(s.arms, name)).join(', ') || '—')}. An arm below or right of it costs more for no better pass rate.</p>`,
     ),
     section('solved', 'Solved over wall-clock', `<div class="chart">${renderSolvedChart(s)}</div>`),
     section('matrix', 'Per task against solo', `<div class="chart">${renderWinLossChart(s)}</div>`),
@@ -197,8 +216,8 @@ export function evalPage(s: EvalSummary, source: string): string {
   ].join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Colony eval — ${esc(source)}</title><style>${CSS}</style></head>
-<body><header><h1>Colony eval: was the team worth it?</h1><div class="sub">${esc(`${source} — ${s.arms.length} arms, ${trials} graded trials${s.budget ? `; matched budget ${budgetText(s.budget)} a trial` : ''}`)}</div></header>
+<title>Colony eval${mark} — ${esc(source)}</title><style>${CSS}</style></head>
+<body><header><h1>Colony eval${mark}: was the team worth it?</h1><div class="sub">${esc(`${source} — ${s.arms.length} arms, ${trials} graded trials${s.budget ? `; matched budget ${budgetText(s.budget)} a trial` : ''}`)}</div></header>
 <main>
 ${body}
 <p class="note">Generated by colony eval report from trials.jsonl and arms.json.</p>

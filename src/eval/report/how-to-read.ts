@@ -10,5 +10,10 @@ export function howToRead(s: EvalSummary): string[] {
     `"No significant difference" is not "no difference": the minimum detectable effect (MDE) is the smallest true difference this many tasks would detect with ${Math.round(s.power * 100)}% power at alpha ${s.alpha} (normal approximation, (z₀.₉₇₅ + z₀.₈) · SD of the per-task differences / √tasks). Smaller effects may exist and go unseen; more tasks shrink the MDE roughly as 1/√tasks.`,
     `pass@k: the chance that at least one of k trials passes (unbiased estimator of Chen et al. 2021); pass^k: the chance that all k pass. Cost per success: everything spent (infra errors included) / passing trials. The Pareto frontier holds the arms that no other arm beats on both mean cost of a trial and pass rate.`,
     `Resampling is seeded (seed ${s.seed}, ${s.resamples} resamples): the same records give the same report.`,
+    ...(s.arms.some((a) => a.simulated)
+      ? [
+          `An arm marked "(simulated)" ran a sim: model (docs/eval.md): a simulated agent with a chance of success given in arms.json, no model called. Its pass rate is that chance drawn again, its cost the sim: model's made-up prices; it checks the harness and these statistics, and says nothing about a real model or team.`,
+        ]
+      : []),
   ];
 }

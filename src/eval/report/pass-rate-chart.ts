@@ -8,6 +8,7 @@ import { COLORS } from '../../view/svg/palette.js';
 import { empty, esc, type Frame, frame, n } from '../../view/svg/xml.js';
 import { armColor, bottomAxis, pointWithInterval, shareAxis } from './chart-kit.js';
 import { pct } from './format.js';
+import { armLabel } from './simulated.js';
 import type { ArmSummary, EvalSummary } from './summary-types.js';
 
 export interface EvalChartOptions {
@@ -38,7 +39,7 @@ export function renderPassRateChart(summary: EvalSummary, options: EvalChartOpti
   const solo = summary.arms.find((a) => a.name === summary.baseline);
   if (solo?.passRate !== null && solo?.passRate !== undefined) {
     const ys = n(y(solo.passRate));
-    body += `<line x1="${plot.left}" y1="${ys}" x2="${plot.left + plot.width}" y2="${ys}" stroke="${COLORS.axis}" stroke-dasharray="4 3" data-series="solo-reference"/><text x="${plot.left + plot.width - 2}" y="${n(y(solo.passRate) - 4)}" text-anchor="end" fill="${COLORS.axis}">${esc(`${solo.name} ${pct(solo.passRate)}`)}</text>`;
+    body += `<line x1="${plot.left}" y1="${ys}" x2="${plot.left + plot.width}" y2="${ys}" stroke="${COLORS.axis}" stroke-dasharray="4 3" data-series="solo-reference"/><text x="${plot.left + plot.width - 2}" y="${n(y(solo.passRate) - 4)}" text-anchor="end" fill="${COLORS.axis}">${esc(`${armLabel(solo)} ${pct(solo.passRate)}`)}</text>`;
   }
   const byTopology = new Map<string, ArmSummary[]>();
   for (const a of arms) byTopology.set(a.topology, [...(byTopology.get(a.topology) ?? []), a]);
@@ -58,9 +59,10 @@ export function renderPassRateChart(summary: EvalSummary, options: EvalChartOpti
       a.interval ? y(a.interval.lo) : null,
       a.interval ? y(a.interval.hi) : null,
       armColor(summary.arms.indexOf(a)),
-      `${a.name} (${a.topology}, ${a.size} agents): ${pct(rate)}, ${Math.round(summary.confidence * 100)}% interval ${pct(a.interval?.lo ?? null)}–${pct(a.interval?.hi ?? null)} (${a.interval?.method ?? '—'}), ${a.tasks} tasks`,
+      `${armLabel(a)} (${a.topology}, ${a.size} agents): ${pct(rate)}, ${Math.round(summary.confidence * 100)}% interval ${pct(a.interval?.lo ?? null)}–${pct(a.interval?.hi ?? null)} (${a.interval?.method ?? '—'}), ${a.tasks} tasks`,
       a.name,
       x(a.size) > plot.left + plot.width * 0.85,
+      armLabel(a),
     );
   }
   return frame(f, body);

@@ -6,6 +6,7 @@ import { empty, esc, type Frame, frame, n } from '../../view/svg/xml.js';
 import { armColor, bottomAxis, shareAxis } from './chart-kit.js';
 import { pct } from './format.js';
 import type { EvalChartOptions } from './pass-rate-chart.js';
+import { armLabel } from './simulated.js';
 import type { EvalSummary } from './summary-types.js';
 
 export function renderSolvedChart(summary: EvalSummary, options: EvalChartOptions = {}): string {
@@ -25,7 +26,7 @@ export function renderSolvedChart(summary: EvalSummary, options: EvalChartOption
     legend(
       plot.left,
       32,
-      arms.map((a) => [a.name, armColor(summary.arms.indexOf(a))] as [string, string]),
+      arms.map((a) => [armLabel(a), armColor(summary.arms.indexOf(a))] as [string, string]),
     ) +
     yAxis +
     bottomAxis(plot, x, timeTicks(span), formatOffset, 'wall-clock since the trial started');
@@ -37,7 +38,7 @@ export function renderSolvedChart(summary: EvalSummary, options: EvalChartOption
       prev = p.share;
     }
     pts.push(`${n(x(span))},${n(y(prev))}`);
-    body += `<polyline points="${pts.join(' ')}" fill="none" stroke="${armColor(summary.arms.indexOf(a))}" stroke-width="2" data-series="${esc(a.name)}"><title>${esc(`${a.name}: ${pct(prev)} of ${a.trials} trials solved`)}</title></polyline>`;
+    body += `<polyline points="${pts.join(' ')}" fill="none" stroke="${armColor(summary.arms.indexOf(a))}" stroke-width="2" data-series="${esc(a.name)}"><title>${esc(`${armLabel(a)}: ${pct(prev)} of ${a.trials} trials solved`)}</title></polyline>`;
   }
   return frame(f, body);
 }

@@ -3,6 +3,8 @@
  * with Holm's adjustment across arms, the cost/pass-rate Pareto frontier, the win/loss matrix and the
  * answer in plain sentences. Pure and deterministic for a given options.seed.
  */
+
+import { formatUsd } from '../../view/format.js';
 import { holmAdjust } from '../stats/holm.js';
 import { paretoFrontier } from '../stats/pareto.js';
 import {
@@ -16,6 +18,7 @@ import { summarizeArm } from './arm-summary.js';
 import { compareWithSolo, type RawComparison } from './comparison.js';
 import { pct } from './format.js';
 import { DEFAULT_EVAL_OPTIONS, type EvalOptions } from './options.js';
+import { labelOf, simulatedHeadline } from './simulated.js';
 import {
   type ArmSummary,
   type Comparison,
@@ -81,13 +84,18 @@ function headline(
   comparisons: readonly Comparison[],
   pareto: string[],
 ): string[] {
-  const lines = comparisons.map((c) => c.verdict);
+  const simulated = simulatedHeadline(arms);
+  const lines = [...(simulated ? [simulated] : []), ...comparisons.map((c) => c.verdict)];
   const priced = arms.filter((a) => a.meanCostUsd !== null && a.passRate !== null);
   if (priced.length > 1 && pareto.length > 0) {
     const onFront = pareto
       .map((name) => arms.find((a) => a.name === name))
       .filter((a): a is ArmSummary => a !== undefined)
-      .map((a) => `${a.name} (${pct(a.passRate)} at $${(a.meanCostUsd ?? 0).toFixed(2)} a trial)`);
+      .map((a) =>
+        a.simulated
+          ? `${a.name} (simulated: ${pct(a.passRate)} at ${formatUsd(a.meanCostUsd)} a trial, simulated prices)`
+          : `${a.name} (${pct(a.passRate)} at ${formatUsd(a.meanCostUsd)} a trial)`,
+      );
     const dominated = priced.length - pareto.length;
     lines.push(
       `Cost and pass rate together: ${onFront.join(', ')} ${pareto.length === 1 ? 'is' : 'are'} on the Pareto frontier` +
@@ -107,12 +115,13 @@ export interface EvalData {
 }
 
 /** Holm's adjustment across one family of comparisons, and each one's verdict. */
-function adjusted(raw: readonly RawComparison[], o: EvalOptions): Comparison[] {
+function adjusted(raw: readonly RawComparison[], o: EvalOptions, arms: readonly ArmSummary[]): Comparison[] {
   const pHolm = holmAdjust(raw.map((c) => c.p));
   return raw.map(({ pairs: _pairs, ...c }, i) => {
     const p = pHolm[i] ?? 1;
     const withHolm = { ...c, pHolm: p, significant: c.pairedTasks > 0 && p < o.alpha };
-    return { ...withHolm, verdict: verdictText(withHolm, o.confidence, o.alpha) };
+    const label = (name: string) => labelOf(arms, name);
+    return { ...withHolm, verdict: verdictText(withHolm, o.confidence, o.alpha, label) };
   });
 }
 
@@ -190,7 +199,7 @@ export function summarizeEval(
       raw.push(compareWithSolo(summary, armTasks, soloSummary, soloTasks, o, o.seed + 1000 * i + 500));
     });
   }
-  const comparisons = adjusted(raw, o);
+  const comparisons = adjusted(raw, o, armSummaries);
   const rawPairwise: RawComparison[] = [];
   o.compare.forEach(([a, b], j) => {
     const ia = arms.findIndex((x) => x.name === a);
@@ -205,7 +214,7 @@ export function summarizeEval(
     const tb = tallyArm(grouped.get(b) ?? []).tasks;
     rawPairwise.push(compareWithSolo(sa, ta, sb, tb, o, o.seed + 100_000 + 1000 * j));
   });
-  const pairwise = adjusted(rawPairwise, o);
+  const pairwise = adjusted(rawPairwise, o, armSummaries);
   const pareto = paretoFrontier(
     armSummaries.flatMap((a) =>
       a.meanCostUsd !== null && a.passRate !== null

@@ -32,6 +32,11 @@ export interface ArmSummary {
   topology: string;
   size: number;
   solo: boolean;
+  /**
+   * The arm runs a `sim:` model in some role: a simulated agent, no model called, costs from made-up
+   * prices. The report labels it "(simulated)" wherever it shows the arm.
+   */
+  simulated: boolean;
   /** The arm's other settings from arms.json, as written. */
   config: Record<string, unknown>;
   /** Graded trials (pass, fail, timeout); infra errors are counted apart. */

@@ -12,7 +12,14 @@ const TEST_NAMES = {
   'sign-flip-monte-carlo': 'sign-flip permutation (Monte Carlo)',
 } as const;
 
-export function verdictText(c: Omit<Comparison, 'verdict'>, confidence: number, alpha: number): string {
+/** `label` shows an arm's name as the report does (a simulated arm says so). */
+export function verdictText(
+  comparison: Omit<Comparison, 'verdict'>,
+  confidence: number,
+  alpha: number,
+  label: (name: string) => string = (name) => name,
+): string {
+  const c = { ...comparison, arm: label(comparison.arm), baseline: label(comparison.baseline) };
   if (c.pairedTasks === 0)
     return `${c.arm}: no task was graded in both ${c.arm} and ${c.baseline}, so they cannot be compared.`;
   const level = `${Math.round(confidence * 100)}% CI`;

@@ -7,6 +7,7 @@ import { COLORS } from '../../view/svg/palette.js';
 import { empty, esc, type Frame, frame, n } from '../../view/svg/xml.js';
 import { pct } from './format.js';
 import type { EvalChartOptions } from './pass-rate-chart.js';
+import { labelOf } from './simulated.js';
 import type { EvalSummary, MatrixResult } from './summary-types.js';
 
 const CELL: Record<MatrixResult, string> = {
@@ -22,7 +23,7 @@ export function renderWinLossChart(summary: EvalSummary, options: EvalChartOptio
   const labels = rows.map((r) => {
     const wins = r.cells.filter((c) => c.result === 'win').length;
     const losses = r.cells.filter((c) => c.result === 'loss').length;
-    return `${r.arm} ${wins}–${losses}`;
+    return `${labelOf(summary.arms, r.arm)} ${wins}–${losses}`;
   });
   const labelWidth = 12 + 6.5 * Math.max(4, ...labels.map((l) => l.length));
   const maxWidth = options.width ?? 720;

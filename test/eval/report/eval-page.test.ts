@@ -80,7 +80,7 @@ describe('eval charts', () => {
       { budget: { usd: 3 }, tags },
     );
     const page = evalPage(more, 'dir');
-    expect(page).toContain('<h3>peers-16 vs peers-4</h3>');
+    expect(page).toContain('<h3>peers-16 (simulated) vs peers-4 (simulated)</h3>');
     expect(page).toContain('Holm-adjusted across these 1 comparison(s) only');
     expect(page).toMatch(/<section id="tags">[\s\S]*<td>even<\/td>/);
     expect(page).toContain('matched budget $3.00 a trial');
@@ -107,7 +107,8 @@ describe('evalPage', () => {
     for (const chart of ['pass-rate', 'cost-pareto', 'solved', 'win-loss'])
       expect(html).toContain(`data-chart="${chart}"`);
     for (const line of summary.headline) expect(html).toContain(esc(line));
-    for (const arm of summary.arms) expect(html).toContain(`<h3>${esc(arm.name)}</h3>`);
+    // The arms are simulated (sim: models), and each table says so.
+    for (const arm of summary.arms) expect(html).toContain(`<h3>${esc(arm.name)} (simulated)</h3>`);
     expect(html).toContain('How to read this');
     expect(html).toMatch(
       /no significant difference from solo at this sample size|a significant (improvement|loss)/,
