@@ -17,6 +17,16 @@ export interface CoordinationOptions {
   heartbeatMs?: number;
 }
 
+/**
+ * A run's claim timing (`spec.claimLeaseMs`; absent: the defaults): the heartbeat beats five times
+ * per lease, so a renewal is never more than a fifth of the lease late.
+ */
+export function runLeaseOptions(claimLeaseMs: number | undefined): CoordinationOptions {
+  return claimLeaseMs === undefined
+    ? {}
+    : { leaseMs: claimLeaseMs, heartbeatMs: Math.max(100, Math.floor(claimLeaseMs / 5)) };
+}
+
 export class Coordination {
   readonly context: ContextService;
   readonly messages: MessageService;

@@ -25,7 +25,12 @@ export {
   type ReadOptions,
   type ReadResult,
 } from './context.js';
-export { Coordination, type CoordinationOptions, createCoordination } from './coordination.js';
+export {
+  Coordination,
+  type CoordinationOptions,
+  createCoordination,
+  runLeaseOptions,
+} from './coordination.js';
 export { checkGrantHistory, type GrantHistory, type GrantViolation } from './grant-history.js';
 export { describeGrep, type GrepQuery, matchesGrep, parseGrep } from './grep.js';
 export { directMessageInjector } from './injector.js';

@@ -9,6 +9,7 @@ export {
   type ToolsFor,
 } from './http-handler.js';
 export { checkMcpToken, type McpRefusal, type McpRunAccess, MISSING_TOKEN } from './identity.js';
+export { renewSessionClaims } from './session-claims.js';
 export { type McpStdioOptions, type McpStdioServer, serveMcpStdio } from './stdio.js';
 export {
   createToolServer,

@@ -5,7 +5,12 @@
  */
 import { hostname } from 'node:os';
 import { agentEnv } from '../agent/tools/env.js';
-import { type Coordination, createCoordination, directMessageInjector } from '../coord/index.js';
+import {
+  type Coordination,
+  createCoordination,
+  directMessageInjector,
+  runLeaseOptions,
+} from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { parseListen } from '../fleet/listen.js';
@@ -127,11 +132,7 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
     // Every topology's agents take direct messages (one LISTEN connection); peers also coordinate
     // through claims and the shared context.
     const coord =
-      options.coordination ??
-      (await createCoordination(store, {
-        leaseMs: spec.claimLeaseMs,
-        heartbeatMs: spec.claimLeaseMs ? Math.max(100, Math.floor(spec.claimLeaseMs / 5)) : undefined,
-      }));
+      options.coordination ?? (await createCoordination(store, runLeaseOptions(spec.claimLeaseMs)));
     const ownsCoord = !options.coordination;
     const catalog = options.catalog ?? runCatalog(spec, options.env);
     const provider = gate.wrap(options.provider);

@@ -1,6 +1,8 @@
 import { AGENT_TOKEN_PREFIX, unverifiedTokenRun } from '../../auth/index.js';
-import { createCoordination } from '../../coord/index.js';
-import { createWhoamiTool, mcpAgentTools, serveMcpStdio } from '../../mcp/index.js';
+import { createCoordination, runLeaseOptions } from '../../coord/index.js';
+import { createWhoamiTool, mcpAgentTools, renewSessionClaims, serveMcpStdio } from '../../mcp/index.js';
+import { parseStoredRunSpec } from '../../run/run-spec-schema.js';
+import type { EventLog } from '../../store/types.js';
 import { parseFlags, UsageError } from '../args.js';
 import { checkRunAgentToken } from '../mcp-token.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
@@ -22,7 +24,9 @@ run's integration queue, which live with the run's owner (its MCP server over HT
 
 The token is checked with the run's secret at start (a bad token ends the command) and again
 before every tool call: an expired or revoked token, or a run that has ended, gets a tool error.
-Today only runs started with --workers keep their token secret in the database. See docs/mcp.md.
+Today only runs started with --workers keep their token secret in the database. The agent's claims
+are renewed while stdin is open and the token holds (with the run's lease); once it closes they lapse
+after the lease. See docs/mcp.md.
 
 Example (an MCP client's server entry):
   {"command": "colony", "args": ["mcp"], "env": {"COLONY_AGENT_TOKEN": "colony_at_…"}}`;
@@ -49,26 +53,42 @@ export async function mcpCommand(argv: string[]): Promise<number> {
     const first = await checkRunAgentToken(store.pool, runId, token, Date.now());
     if (!first.ok) throw new CliFailure(`mcp: ${first.error}`);
     const claims = first.value;
-    const coord = await createCoordination(store);
+    // The agent's claims get the run's lease, as its in-process peers' do.
+    const coord = await createCoordination(store, runLeaseOptions(await claimLeaseOf(store.log, runId)));
+    const tokenCheck = () => checkRunAgentToken(store.pool, runId, token, Date.now());
     let server: Awaited<ReturnType<typeof serveMcpStdio>> | null = null;
     const stop = () => void server?.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    let heartbeat: { stop(): void } | null = null;
     try {
       server = await serveMcpStdio({
         tools: [createWhoamiTool(claims), ...(await mcpAgentTools({ coord })(claims))],
         guard: async () => {
-          const now = await checkRunAgentToken(store.pool, runId, token, Date.now());
+          const now = await tokenCheck();
           return now.ok ? null : `refused: ${now.error}`;
         },
       });
+      heartbeat = renewSessionClaims(
+        coord.claims,
+        { runId, agent: claims.agent },
+        async () => (await tokenCheck()).ok,
+      );
       process.stderr.write(`colony mcp: serving ${claims.agent} of run ${runId} on stdio\n`);
       await server.closed;
       return 0;
     } finally {
+      heartbeat?.stop();
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       await coord.close();
     }
   });
+}
+
+/** The run's claim lease as its recorded spec sets it (undefined: the default lease). */
+async function claimLeaseOf(log: EventLog, runId: string): Promise<number | undefined> {
+  const [started] = await log.read(runId, { kinds: ['run.started'], limit: 1 });
+  const spec = started ? parseStoredRunSpec(started.data.config) : null;
+  return spec?.ok ? spec.spec.claimLeaseMs : undefined;
 }
