@@ -14,6 +14,13 @@ export type RunStatus =
 
 export type FinalRunStatus = Exclude<RunStatus, 'running'>;
 
+/**
+ * A status as shown to a user: a run still `running` in the log whose process is gone (nothing holds
+ * its run lock, src/run/interrupted.ts) shows as `interrupted` until it is resumed or stopped. Never
+ * stored.
+ */
+export type ShownRunStatus = RunStatus | 'interrupted';
+
 export interface EventPayloads {
   'run.started': {
     topology: string;

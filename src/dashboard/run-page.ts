@@ -40,7 +40,8 @@ function card(label: string, value: HTMLElement | string, cls = '', title?: stri
 }
 
 export function statusBadge(status: string): HTMLElement {
-  return h('span', { class: `badge s-${status}`, 'data-status': status }, status.replace(/_/g, ' '));
+  const title = status === 'interrupted' ? 'its process is gone: colony resume RUN finishes it' : undefined;
+  return h('span', { class: `badge s-${status}`, 'data-status': status, title }, status.replace(/_/g, ' '));
 }
 
 export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean) => void): () => void {
@@ -156,10 +157,13 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
 
   const header = h('div', { class: 'run-head' }, h('h1', { id: 'run-title' }, runId), actions);
   const goal = h('p', { class: 'goal muted' });
+  // An interrupted run (its process is gone) says what finishes it.
+  const runNote = h('p', { class: 'run-note', id: 'run-note' });
   clear(
     root,
     header,
     goal,
+    runNote,
     cards,
     h(
       'div',
@@ -271,10 +275,12 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     view = v;
     document.title = `${v.status === 'running' ? '● ' : ''}${runId} · Colony`;
     goal.textContent = v.goal ?? '';
+    runNote.textContent = v.status === 'interrupted' ? `Interrupted: ${v.reason ?? ''}` : '';
     clear(
       actions,
       statusBadge(v.status),
-      v.status === 'running'
+      // An interrupted run can be stopped too (it is then finished as stopped at once).
+      v.status === 'running' || v.status === 'interrupted'
         ? h(
             'button',
             {
@@ -461,9 +467,9 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     source.onerror = () => setLive(false);
     source.onmessage = () => schedule();
   });
-  // Running runs also tick (wall-clock, idle) without events.
+  // Running runs also tick (wall-clock, idle) without events; an interrupted one, to see it resumed.
   const tick = window.setInterval(() => {
-    if (view?.status === 'running') schedule();
+    if (view?.status === 'running' || view?.status === 'interrupted') schedule();
   }, 5000);
   return () => {
     closed = true;

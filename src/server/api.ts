@@ -6,9 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Coordination, createCoordination, USER_SENDER } from '../coord/index.js';
-import type { ContextKind, EventKind } from '../core/events.js';
+import type { ContextKind, EventKind, ShownRunStatus } from '../core/events.js';
+import { interruptedReason, interruptedRunIds, shownStatus } from '../run/interrupted.js';
 import { requestRunStop } from '../run/stop.js';
-import type { Store } from '../store/index.js';
+import type { RunRecord, Store } from '../store/index.js';
 import { checkUserMessage } from '../topology/recipients.js';
 import {
   agentRow,
@@ -56,13 +57,24 @@ async function runOr404(deps: ApiDeps, res: ServerResponse, runId: string): Prom
   return run !== null;
 }
 
+/**
+ * A run's status as shown: the runs row is authoritative while the log says running (a stop of an
+ * orphaned run sets it there too), and a running run that no process executes is interrupted.
+ */
+async function runStatus(deps: ApiDeps, run: RunRecord, logged: string): Promise<ShownRunStatus> {
+  if (logged !== 'running') return logged as ShownRunStatus;
+  const interrupted = await interruptedRunIds(deps.store, [run]);
+  return shownStatus(run.runId, run.status, interrupted);
+}
+
 const routes: Route[] = [
   {
     method: 'GET',
     pattern: /^\/api\/runs$/,
     handler: async (_req, res, url, _p, deps) => {
       const runs = await deps.store.runs.listRuns(intParam(url.searchParams.get('limit'), 100, 1, 1000));
-      sendJson(res, 200, { runs: await listRunItems(deps.store.pool, runs) });
+      const interrupted = await interruptedRunIds(deps.store, runs);
+      sendJson(res, 200, { runs: await listRunItems(deps.store.pool, runs, interrupted) });
     },
   },
   {
@@ -72,10 +84,11 @@ const routes: Route[] = [
       const run = await deps.store.runs.getRun(runId);
       if (!run) return sendError(res, 404, `no run ${runId}`);
       const view = toCompactView(await deps.tracker.state(runId), Date.now());
-      // The runs row is authoritative for status (a stop of an orphaned run sets it there too).
+      const status = await runStatus(deps, run, view.status);
       sendJson(res, 200, {
         ...view,
-        status: view.status === 'running' ? run.status : view.status,
+        status,
+        ...(status === 'interrupted' ? { reason: interruptedReason(runId) } : {}),
         repo: run.repo,
       });
     },
@@ -135,8 +148,7 @@ const routes: Route[] = [
         commits: agent.commits.map((c) => ({ ...c, ts: new Date(c.tMs).toISOString() })),
         stopReason: agent.stopReason,
         finishStatus: agent.finishStatus,
-        // As the run view: the runs row is authoritative for status (an orphaned run's stop).
-        runStatus: state.status === 'running' ? run.status : state.status,
+        runStatus: await runStatus(deps, run, state.status),
         transcript,
       });
     },
@@ -192,10 +204,11 @@ const routes: Route[] = [
     method: 'GET',
     pattern: new RegExp(`^/api/runs/${SEG}/metrics$`),
     handler: async (_req, res, _url, [runId = ''], deps) => {
-      if (!(await runOr404(deps, res, runId))) return;
+      const run = await deps.store.runs.getRun(runId);
+      if (!run) return sendError(res, 404, `no run ${runId}`);
       const v = toCompactView(await deps.tracker.state(runId), Date.now());
       sendJson(res, 200, {
-        status: v.status,
+        status: await runStatus(deps, run, v.status),
         wallClockMs: v.wallClockMs,
         tokens: v.tokens,
         costUsd: v.costUsd,

@@ -3,6 +3,7 @@
  * query, so listing runs never loads their events into the server).
  */
 import type pg from 'pg';
+import { shownStatus } from '../run/interrupted.js';
 import type { RunRecord } from '../store/index.js';
 
 export interface RunListItem {
@@ -50,7 +51,12 @@ const AGG_SQL = `
            AS verify_command
     FROM colony.events WHERE run_id = ANY($1::text[]) GROUP BY run_id`;
 
-export async function listRunItems(pool: pg.Pool, runs: readonly RunRecord[]): Promise<RunListItem[]> {
+/** `interrupted`: the running runs no process executes any more (run/interrupted.ts), shown so. */
+export async function listRunItems(
+  pool: pg.Pool,
+  runs: readonly RunRecord[],
+  interrupted: ReadonlySet<string> = new Set(),
+): Promise<RunListItem[]> {
   const agg = new Map<string, AggRow>();
   if (runs.length > 0) {
     const res = await pool.query<AggRow>(AGG_SQL, [runs.map((r) => r.runId)]);
@@ -60,7 +66,7 @@ export async function listRunItems(pool: pg.Pool, runs: readonly RunRecord[]): P
     const a = agg.get(r.runId);
     return {
       runId: r.runId,
-      status: r.status,
+      status: shownStatus(r.runId, r.status, interrupted),
       topology: r.topology,
       goal: r.goal,
       repo: r.repo,

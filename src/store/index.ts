@@ -3,6 +3,7 @@ export { type EventLogStats, PgEventLog } from './event-log.js';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 export { prepared } from './prepared.js';
 export { type RunLockResult, tryLockRun } from './run-lock.js';
+export { heldRunLocks } from './run-lock-holders.js';
 export { createRunStore, type NewRun, type RunRecord, type RunResult, type RunStore } from './runs.js';
 export {
   type OpenResult,

@@ -19,7 +19,9 @@ export type RunLockResult =
     }
   | { ok: false; error?: string };
 
-const KEY_SQL = `hashtextextended('colony.run:' || $1, 0)`;
+/** The run's lock key (a bigint) from its id in $1; run-lock-holders.ts reads the same key. */
+export const RUN_LOCK_KEY_SQL = `hashtextextended('colony.run:' || $1, 0)`;
+const KEY_SQL = RUN_LOCK_KEY_SQL;
 
 export async function tryLockRun(connection: pg.ClientConfig, runId: string): Promise<RunLockResult> {
   const client = new pg.Client(connection);

@@ -3,7 +3,7 @@
  * of `run --json` agree): a projection of the one fold (run-state.ts), as the dashboard's view is, so
  * both show the same agents, steps, tokens and cost.
  */
-import type { RunStatus, StoredEvent, UsageTotals } from '../core/events.js';
+import type { ShownRunStatus, StoredEvent, UsageTotals } from '../core/events.js';
 import { type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
 import { foldEvents, type RunState } from './run-state.js';
 import { viewAgents, viewTotals } from './run-view.js';
@@ -20,7 +20,8 @@ export interface TokenAccount {
 
 export interface RunSummary {
   runId: string;
-  status: RunStatus;
+  /** From the log; `interrupted` only where a reader checked the run's process (colony show). */
+  status: ShownRunStatus;
   reason: string | null;
   topology: string | null;
   goal: string | null;
@@ -137,6 +138,6 @@ function round(value: number, scale: number): number {
   return Math.round(value * scale) / scale;
 }
 
-export function exitCodeFor(status: RunStatus): number {
+export function exitCodeFor(status: ShownRunStatus): number {
   return status === 'succeeded' ? 0 : 1;
 }

@@ -280,7 +280,8 @@ describe('acting (token required even on loopback)', () => {
   });
 
   it('stops a run (401 without token); an orphaned run is finished as stopped', async () => {
-    const other = await recordRun(store, 'stop');
+    const other = await recordRun(store, 'stop', { orphaned: true });
+    expect((await request(server.url, 'GET', `/api/runs/${other}`)).body.status).toBe('interrupted');
     expect((await request(server.url, 'POST', `/api/runs/${other}/stop`)).status).toBe(401);
     const r = await request(server.url, 'POST', `/api/runs/${other}/stop`, {
       token: TOKEN,

@@ -45,7 +45,12 @@ export function agentSteps(runId: string, agent: string, steps: number, from = 0
   return out;
 }
 
-export async function recordRun(store: Store, label = 'srv'): Promise<string> {
+/** `orphaned`: recorded as a run whose process died (no one holds its lock), else as a live run. */
+export async function recordRun(
+  store: Store,
+  label = 'srv',
+  options: { orphaned?: boolean } = {},
+): Promise<string> {
   const runId = testRunId(label);
   const created = await store.runs.createRun({
     runId,
@@ -54,6 +59,11 @@ export async function recordRun(store: Store, label = 'srv'): Promise<string> {
     repo: '/tmp/repo',
   });
   if (!created.ok) throw new Error(created.error);
+  // Held as a live owner holds it (until the store closes): a running run nobody holds is interrupted.
+  if (!options.orphaned) {
+    const lock = await store.tryLockRun(runId);
+    if (!lock.ok) throw new Error(lock.error ?? `cannot lock run ${runId}`);
+  }
   const base = { runId, agent: null };
   const events: EventInput[] = [
     {

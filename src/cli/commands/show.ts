@@ -1,4 +1,5 @@
 import { terminalJson } from '../../core/terminal-text.js';
+import { interruptedReason, isRunInterrupted } from '../../run/interrupted.js';
 import { glossaryLines } from '../../view/glossary.js';
 import { summarise } from '../../view/summary.js';
 import { onePositional, parseFlags } from '../args.js';
@@ -8,7 +9,8 @@ import { formatSummary } from '../summary-text.js';
 
 export const SHOW_HELP = `colony show RUN [--json]
 
-The run's summary and timeline (from the event log). Read-only: never resumes anything.
+The run's summary and timeline (from the event log). Read-only: never resumes anything. A run whose
+process is gone (killed, crashed) shows as interrupted: colony resume RUN finishes it.
 
 Reading the numbers (README: "Reading a run's numbers"):
 ${glossaryLines()}`;
@@ -27,7 +29,12 @@ export async function showCommand(argv: string[]): Promise<number> {
   return withStore(async (store) => {
     await requireRun(store, runId);
     const events = await store.log.read(runId);
-    const summary = summarise(runId, events);
+    const logged = summarise(runId, events);
+    // Running in the log but no process executes it: shown as interrupted, with what finishes it.
+    const summary =
+      logged.status === 'running' && (await isRunInterrupted(store, runId))
+        ? { ...logged, status: 'interrupted' as const, reason: interruptedReason(runId) }
+        : logged;
     if (values.json) {
       process.stdout.write(`${terminalJson(summary)}\n`);
       return 0;
