@@ -133,6 +133,17 @@ describe('charts', () => {
       expect(svg).not.toMatch(/https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
   });
 
+  it("labels the merges chart's y-axis with whole numbers, each once", () => {
+    // The y-axis labels are the chart's right-aligned texts.
+    const yLabels = (svg: string) => [...svg.matchAll(/text-anchor="end"[^>]*>([^<]*)</g)].map((m) => m[1]);
+    for (const agents of [1, 2, 4, 7]) {
+      const labels = yLabels(renderRunCharts(buildRunView(run(agents, 1))).merges);
+      expect(labels.length, `${agents} agents`).toBeGreaterThanOrEqual(2);
+      expect(new Set(labels).size, labels.join(', ')).toBe(labels.length);
+      for (const label of labels) expect(label).toMatch(/^\d+$/);
+    }
+  });
+
   it('aggregates 1,000 agents into one activity chart instead of 1,000 rows', () => {
     const view = buildRunView(run(1000, 2));
     const svg = renderRunCharts(view).timeline;

@@ -31,6 +31,17 @@ export function niceTicks(max: number, count = 4): number[] {
   return ticks;
 }
 
+/** About `count` whole-number ticks covering [0, max], each once (counts: merges, agents). */
+export function integerTicks(max: number, count = 4): number[] {
+  if (!(max > 0)) return [0];
+  const raw = max / count;
+  const mag = 10 ** Math.max(0, Math.floor(Math.log10(raw)));
+  const step = ([1, 2, 5, 10].find((m) => m * mag >= raw) ?? 10) * mag;
+  const ticks: number[] = [];
+  for (let v = 0; v <= max; v += step) ticks.push(v);
+  return ticks;
+}
+
 /** Time ticks as offsets from the start (ms), at round seconds/minutes. */
 export function timeTicks(spanMs: number, count = 6): number[] {
   const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600].map((s) => s * 1000);
@@ -52,10 +63,15 @@ export function timeAxis(plot: Plot, spanMs: number): string {
   return out;
 }
 
-export function valueAxis(plot: Plot, max: number, format: (v: number) => string = formatCount): string {
+export function valueAxis(
+  plot: Plot,
+  max: number,
+  format: (v: number) => string = formatCount,
+  ticks: (max: number) => number[] = niceTicks,
+): string {
   const y = scale(0, Math.max(max, 1e-12), plot.top + plot.height, plot.top);
   let out = '';
-  for (const v of niceTicks(max)) {
+  for (const v of ticks(max)) {
     const yv = n(y(v));
     out += `<line x1="${plot.left}" y1="${yv}" x2="${plot.left + plot.width}" y2="${yv}" stroke="${COLORS.grid}"/>`;
     out += `<text x="${plot.left - 4}" y="${yv}" dy="3" text-anchor="end" fill="${COLORS.axis}">${esc(format(v))}</text>`;

@@ -2,7 +2,7 @@
 import { formatUsd } from '../format.js';
 import { mergeSeries, usageSeries } from '../series.js';
 import type { RunView } from '../types.js';
-import { legend, type Plot, scale, timeAxis, valueAxis } from './axes.js';
+import { integerTicks, legend, type Plot, scale, timeAxis, valueAxis } from './axes.js';
 import { COLORS } from './palette.js';
 import { empty, esc, type Frame, frame, n } from './xml.js';
 
@@ -86,7 +86,7 @@ export function renderMergesChart(view: RunView, options: ChartOptions = {}): st
     [`landed (${last?.landed ?? 0})`, COLORS.landed],
     [`rejected (${last?.rejected ?? 0})`, COLORS.rejected],
   ]);
-  body += valueAxis(plot, max, (v) => String(Math.round(v))) + timeAxis(plot, span);
+  body += valueAxis(plot, max, String, integerTicks) + timeAxis(plot, span);
   body += path('landed') + path('rejected');
   return frame(f, body);
 }
