@@ -14,7 +14,10 @@ import type { CallOptions, ModelResult, Provider } from '../model/types.js';
 export interface RateGateOptions {
   /** Highest limit the additive increase goes to (default: unbounded). */
   max?: number;
-  /** Called on each decrease, with the new limit and the requests in flight then. */
+  /**
+   * Called on each decrease that lowered the limit, with the new limit and the requests in flight
+   * then; a rate limit at the floor of 1 changes nothing and is not reported.
+   */
   onShrink?: (info: { value: number; used: number }) => void;
 }
 
@@ -23,6 +26,7 @@ export interface RateGateStats {
   limit: number | null;
   inFlight: number;
   waiting: number;
+  /** Decreases that lowered the limit. */
   shrinks: number;
   /** Highest in-flight count seen at a start since the last decrease. */
   peakSinceShrink: number;
@@ -35,6 +39,8 @@ export type GateOutcome = 'ok' | 'rate_limited' | 'other';
 export interface GateSlot {
   release(outcome: GateOutcome): void;
 }
+
+const ELSEWHERE_BURST_MS = 1000;
 
 interface Waiter {
   wake(granted: boolean): void;
@@ -49,6 +55,7 @@ export class RateGate {
   private shrinks = 0;
   private peakSinceShrink = 0;
   private readonly waiters: Waiter[] = [];
+  private lastDecreaseAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: RateGateOptions = {}) {}
 
@@ -158,15 +165,38 @@ export class RateGate {
     }
   }
 
+  /**
+   * Another process of the run was rate limited (coord/rate-signal.ts): this gate lowers its limit
+   * as its own 429 would, once per burst — within a second of its last decrease it is the same burst.
+   * Not reported through `onShrink` (that process reported it).
+   */
+  shrinkFromElsewhere(): void {
+    if (Date.now() - this.lastDecreaseAt < ELSEWHERE_BURST_MS) return;
+    this.decrease();
+  }
+
   private rateLimited(callEpoch: number): void {
     if (callEpoch < this.epoch) return; // this burst already halved the limit
+    const before = this.limit;
+    const used = this.decrease();
+    // Log a limit change only when there was one (a 429 at the floor of 1 lowers nothing).
+    if (this.limit < before) this.options.onShrink?.({ value: this.limit, used });
+  }
+
+  /**
+   * Halves the limit (of the requests in flight, at least 1); returns how many were in flight. At
+   * the floor the limit stays 1, but the burst still counts (epoch, streak: no increase yet).
+   */
+  private decrease(): number {
     const used = this.inFlight;
-    this.limit = Math.max(1, Math.floor(Math.min(this.limit, used) / 2));
+    const next = Math.max(1, Math.floor(Math.min(this.limit, used) / 2));
+    if (next < this.limit) this.shrinks++;
+    this.limit = next;
     this.epoch++;
-    this.shrinks++;
     this.streak = 0;
     this.peakSinceShrink = 0;
-    this.options.onShrink?.({ value: this.limit, used });
+    this.lastDecreaseAt = Date.now();
+    return used;
   }
 
   private succeeded(): void {

@@ -123,6 +123,19 @@ describe('RateGate', () => {
     expect(gate.stats().inFlight).toBe(0);
   });
 
+  it('reports a decrease only when the limit went down: a second 429 at the floor of 1 is not one (issue 33)', async () => {
+    // One caller, 429 twice in a row: ∞ → 1 (reported), then 1 → 1 (nothing lowered).
+    failWith((index) => (index < 2 ? { status: 429, retryAfterMs: 5 } : null));
+    const shrinks: Array<{ value: number; used: number }> = [];
+    const gate = new RateGate({ onShrink: (info) => shrinks.push(info) });
+    const provider = gate.wrap(
+      createProvider({ ...MODEL, baseUrl: fake.url }, { apiKey: 'k', maxRetries: 3 }),
+    );
+    expect((await provider.call(request)).ok).toBe(true);
+    expect(shrinks).toEqual([{ value: 1, used: 1 }]);
+    expect(gate.stats().shrinks).toBe(1);
+  });
+
   it('a queued call is refused as aborted when its signal aborts', async () => {
     failWith((index) => (index === 0 ? { status: 429 } : null));
     const gate = new RateGate();
