@@ -65,6 +65,7 @@ export const unitFiles: readonly string[] = [
   'test/model/sse.test.ts',
   'test/model/usage/usage-conversion.test.ts',
   'test/proxy/namespaced-calls.test.ts',
+  'test/report/report-page.test.ts',
   'test/run/run-catalog.test.ts',
   'test/server/static.test.ts',
   'test/store/external-error.test.ts',

@@ -62,7 +62,7 @@ export function transcriptEntry(e: StoredEvent): HTMLElement | null {
           h(
             'span',
             { class: 'muted small' },
-            `${turn.usage.input} in (${turn.usage.cachedInput ?? 0} cached) · ${turn.usage.output} out · ${usd(turn.costUsd)} · ${ms(Number(d.latencyMs))}`,
+            `${turn.usage.input} in (${turn.usage.cachedInput ?? 0} cached${cacheWrites(turn.usage.cacheWrite)}) · ${turn.usage.output} out · ${usd(turn.costUsd)} · ${ms(Number(d.latencyMs))}`,
           ),
           ' ',
           meta,
@@ -249,4 +249,9 @@ function commitNote(c: AgentReply['commits'][number]): string {
         ? `merge request #${c.mr}, landed as ${c.landedAs.slice(0, 10)}`
         : `merge request #${c.mr}`;
   return [files, mr].filter(Boolean).join(' · ') || c.branch;
+}
+
+/** Prompt-cache writes of a call, when the provider reports any (Anthropic bills them apart). */
+function cacheWrites(tokens: number | undefined): string {
+  return tokens ? `, ${tokens} cache writes` : '';
 }

@@ -37,13 +37,14 @@ export function toChartInput(
   costUsd: number | null,
 ): ChartInput {
   const usage: UsagePoint[] = [];
-  let prev: Omit<SeriesPoint, 't'> = { uncached: 0, cached: 0, output: 0, costUsd: null };
+  let prev: Omit<SeriesPoint, 't'> = { uncached: 0, cached: 0, cacheWrite: 0, output: 0, costUsd: null };
   for (const p of series) {
     usage.push({
       tMs: p.t,
       agent: '',
       uncached: p.uncached - prev.uncached,
       cached: p.cached - prev.cached,
+      cacheWrite: p.cacheWrite - prev.cacheWrite,
       output: p.output - prev.output,
       costUsd: costUsd === null || p.costUsd === null ? null : p.costUsd - (prev.costUsd ?? 0),
     });
@@ -56,7 +57,7 @@ function fallbackTokens(input: ChartInput, width: number, height: number): strin
   if (input.usage.length === 0 || input.startMs === null)
     return `<svg width="${width}" height="40"><text x="8" y="24" class="svg-muted">no model calls yet</text></svg>`;
   const span = Math.max(1, (input.endMs ?? input.startMs) - input.startMs);
-  const max = Math.max(1, ...input.usage.map((u) => u.uncached + u.cached + u.output));
+  const max = Math.max(1, ...input.usage.map((u) => u.uncached + u.cached + u.cacheWrite + u.output));
   const bw = (width - 16) / Math.max(1, input.usage.length);
   let body = '';
   for (const u of input.usage) {
@@ -65,6 +66,7 @@ function fallbackTokens(input: ChartInput, width: number, height: number): strin
     for (const [key, color] of [
       ['uncached', '#6e8efb'],
       ['cached', '#35b28a'],
+      ['cacheWrite', '#f28e2b'],
       ['output', '#d6a14b'],
     ] as const) {
       const hgt = (u[key] / max) * (height - 24);

@@ -50,8 +50,9 @@ function opt(value: number | null, format: (v: number) => string = (v) => String
   return value === null ? '—' : esc(format(value));
 }
 
-function tokensCell(t: { uncached: number; cached: number; output: number }): string {
-  return esc(`${formatCount(t.uncached)} / ${formatCount(t.cached)} / ${formatCount(t.output)}`);
+/** Uncached input, cached input, cache writes (Anthropic bills them apart: the cost has them), output. */
+function tokensCell(t: { uncached: number; cached: number; cacheWrite: number; output: number }): string {
+  return esc([t.uncached, t.cached, t.cacheWrite, t.output].map(formatCount).join(' / '));
 }
 
 export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): string {
@@ -68,8 +69,13 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
     ['wall-clock', esc(formatDuration(f.wallClockMs))],
     ['steps · tool calls', `${f.steps} · ${f.toolCalls}`],
     [
-      'tokens uncached / cached input / output',
-      tokensCell({ uncached: f.tokens.input, cached: f.tokens.cachedInput, output: f.tokens.output }),
+      'tokens uncached / cached input / cache writes / output',
+      tokensCell({
+        uncached: f.tokens.input,
+        cached: f.tokens.cachedInput,
+        cacheWrite: f.tokens.cacheWrite,
+        output: f.tokens.output,
+      }),
     ],
     ['cost', esc(formatCost(f.costUsd, f.steps))],
     ['CriticalSteps · parallelism', `${opt(m.criticalSteps)} · ${opt(m.parallelism, (v) => v.toFixed(2))}`],
@@ -158,7 +164,7 @@ export function reportPage(view: RunView, f: RunFacts, charts: RunCharts): strin
             'status',
             'steps',
             'tools',
-            'tokens unc/cached/out',
+            'tokens unc/cached/writes/out',
             'cost',
             'span',
             'branch',

@@ -52,9 +52,13 @@ export interface TimelineView {
 
 export interface SeriesPoint {
   t: number;
-  /** Cumulative uncached input, cached input, output and cost up to `t` (cost null: nothing priced yet). */
+  /**
+   * Cumulative uncached input, cached input, cache writes, output and cost up to `t` (cost null:
+   * nothing priced yet).
+   */
   uncached: number;
   cached: number;
+  cacheWrite: number;
   output: number;
   costUsd: number | null;
 }

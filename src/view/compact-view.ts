@@ -159,12 +159,13 @@ function series(state: RunState): SeriesPoint[] {
   const step = Math.max(1, Math.ceil(u.length / SERIES_POINTS));
   const out: SeriesPoint[] = [];
   // Cost stays null until a call is priced: an unpriced model's series never says $0.
-  const cum: Omit<SeriesPoint, 't'> = { uncached: 0, cached: 0, output: 0, costUsd: null };
+  const cum: Omit<SeriesPoint, 't'> = { uncached: 0, cached: 0, cacheWrite: 0, output: 0, costUsd: null };
   for (let i = 0; i < u.length; i += 1) {
     const p = u[i];
     if (!p) continue;
     cum.uncached += p.uncached;
     cum.cached += p.cached;
+    cum.cacheWrite += p.cacheWrite;
     cum.output += p.output;
     if (p.costUsd !== null) cum.costUsd = (cum.costUsd ?? 0) + p.costUsd;
     if ((i + 1) % step === 0 || i === u.length - 1) out.push({ t: p.tMs, ...cum });

@@ -1,4 +1,5 @@
 /** The run's limits and their use, from its spec (run.started config) and the limits it hit. */
+import { DEFAULT_CONCURRENCY } from '../core/run-limits.js';
 import { limitHitText } from './limit-text.js';
 import type { RunState } from './run-state.js';
 import type { AgentView } from './types.js';
@@ -13,6 +14,13 @@ export interface LimitRow {
   hit: boolean;
   /** What the row means when its name alone does not say (a 429's lowered concurrency). */
   note?: string;
+}
+
+/** What the run ran with: its setting, else the default (a solo run is a team of one). */
+function concurrencyLimit(state: RunState): number {
+  const set = num(state.config.concurrency);
+  if (set !== null) return set;
+  return state.topology === 'solo' ? 1 : DEFAULT_CONCURRENCY;
 }
 
 function num(value: unknown): number | null {
@@ -60,7 +68,7 @@ export function limitRows(
       unit: 'steps',
       hit: hit.has('max_steps'),
     },
-    { name: 'concurrency', limit: num(c.concurrency), used: running, unit: 'agents', hit: false },
+    { name: 'concurrency', limit: concurrencyLimit(state), used: running, unit: 'agents', hit: false },
   ];
   if (Number.isFinite(deadline) && state.firstMs !== null)
     out.push({

@@ -13,6 +13,7 @@ export function usageSeries(
     tMs: startMs + (i + 1) * bucketMs,
     uncached: 0,
     cached: 0,
+    cacheWrite: 0,
     output: 0,
     costUsd: 0,
     cumUncached: 0,
@@ -26,6 +27,7 @@ export function usageSeries(
     if (!bucket) continue;
     bucket.uncached += p.uncached;
     bucket.cached += p.cached;
+    bucket.cacheWrite += p.cacheWrite;
     bucket.output += p.output;
     bucket.costUsd += p.costUsd ?? 0;
   }

@@ -59,6 +59,8 @@ export interface AgentView {
   name: string;
   profile: string | null;
   model: string | null;
+  /** Its step cap (agent.started, subagent.created), null before it is known. */
+  maxSteps: number | null;
   state: AgentState;
   /** When the current state began (epoch ms). */
   stateSinceMs: number;
@@ -135,6 +137,8 @@ export interface UsagePoint {
   agent: string;
   uncached: number;
   cached: number;
+  /** Prompt-cache writes (Anthropic bills them apart; the cost includes them). */
+  cacheWrite: number;
   output: number;
   costUsd: number | null;
 }
@@ -147,6 +151,7 @@ export interface UsageSeries {
     tMs: number;
     uncached: number;
     cached: number;
+    cacheWrite: number;
     output: number;
     costUsd: number;
     cumUncached: number;

@@ -1,4 +1,6 @@
 /** The per-run limits the scheduler enforces (REFERENCE §3: 64 threads, 1,000 starts per agent). */
+import { DEFAULT_CONCURRENCY } from '../../core/run-limits.js';
+
 export interface SchedulerLimits {
   /** Most agents working at once in one run (default 64). */
   concurrency: number;
@@ -8,7 +10,11 @@ export interface SchedulerLimits {
   maxAgents: number;
 }
 
-export const DEFAULT_LIMITS: SchedulerLimits = { concurrency: 64, maxStartsPerAgent: 1000, maxAgents: 4096 };
+export const DEFAULT_LIMITS: SchedulerLimits = {
+  concurrency: DEFAULT_CONCURRENCY,
+  maxStartsPerAgent: 1000,
+  maxAgents: 4096,
+};
 
 /** Limit names as they appear in `limit.hit` events. */
 export const LIMIT_NAMES = {

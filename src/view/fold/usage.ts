@@ -34,6 +34,7 @@ export function addUsage(state: RunState, agent: AgentView, at: number, turn: Mo
     agent: agent.name,
     uncached: u.input,
     cached: u.cachedInput ?? 0,
+    cacheWrite: u.cacheWrite ?? 0,
     output: u.output,
     costUsd: turn.costUsd,
   });

@@ -8,6 +8,7 @@ export const COLORS = {
   criticalBand: '#fde2e2',
   uncached: '#4e79a7',
   cached: '#a0cbe8',
+  cacheWrite: '#f28e2b',
   output: '#59a14f',
   cost: '#b07aa1',
   landed: '#59a14f',

@@ -1,4 +1,7 @@
-/** Tokens over time (stacked bars: uncached input, cached input, output) and cost over time. */
+/**
+ * Tokens over time (stacked bars: uncached input, cached input, cache writes, output) and cost over
+ * time.
+ */
 import { formatUsd } from '../format.js';
 import { mergeSeries, usageSeries } from '../series.js';
 import type { RunView } from '../types.js';
@@ -26,18 +29,19 @@ export function renderTokensChart(view: RunView, options: ChartOptions = {}): st
   const { f, plot, start, span } = setup(view, 'tokens', 'Tokens over time', options);
   if (view.usage.length === 0) return empty(f, 'no model calls yet');
   const series = usageSeries(view.usage, start, start + span, options.buckets ?? 60);
-  const max = Math.max(1, ...series.buckets.map((b) => b.uncached + b.cached + b.output));
+  const max = Math.max(1, ...series.buckets.map((b) => b.uncached + b.cached + b.cacheWrite + b.output));
   const y = scale(0, max, plot.top + plot.height, plot.top);
   let body = legend(8, 32, [
     ['uncached input', COLORS.uncached],
     ['cached input', COLORS.cached],
+    ['cache writes', COLORS.cacheWrite],
     ['output', COLORS.output],
   ]);
   body += valueAxis(plot, max) + timeAxis(plot, span);
   const bw = plot.width / series.buckets.length;
   series.buckets.forEach((b, i) => {
     let base = 0;
-    for (const key of ['uncached', 'cached', 'output'] as const) {
+    for (const key of ['uncached', 'cached', 'cacheWrite', 'output'] as const) {
       const value = b[key];
       if (value <= 0) continue;
       const top = y(base + value);
