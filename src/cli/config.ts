@@ -54,6 +54,14 @@ export const profileSchema = z
   })
   .strict();
 
+/** peers: one peer's own model and step cap (by peer name: `"peer-2": {"model": "…", "maxSteps": 20}`). */
+export const peerSettingSchema = z
+  .object({
+    model: z.string().min(1).optional(),
+    maxSteps: z.number().int().positive().optional(),
+  })
+  .strict();
+
 /** Scheduler limits (docs/scheduler.md); unset ones keep the scheduler's defaults. */
 export const limitsSchema = z
   .object({
@@ -88,6 +96,8 @@ export const configSchema = z
       .record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'profile names are lower-case'), profileSchema)
       .optional(),
     limits: limitsSchema.optional(),
+    /** peers: a model and/or step cap per peer; --peer-models and --peer-max-steps win per field. */
+    peers: z.record(z.string(), peerSettingSchema).optional(),
     /** orchestrated: the acceptance check after the team finishes (failures go back to their owners). */
     accept: z.string().min(1).optional(),
     /** orchestrated: fix rounds of the acceptance check at most (default 2). */
@@ -163,6 +173,10 @@ export function loadConfig(options: {
   const fileLimits = fileResult.value.limits;
   if (options.flags.limits && fileLimits && typeof fileLimits === 'object')
     merged.limits = { ...fileLimits, ...definedOnly(options.flags.limits) };
+  // Per-peer settings merge peer by peer and field by field (--peer-max-steps keeps the file's model).
+  const filePeers = fileResult.value.peers;
+  if (options.flags.peers && filePeers && typeof filePeers === 'object')
+    merged.peers = mergePeers(filePeers as Record<string, object>, options.flags.peers);
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const where = fileResult.path ? ` (config file ${fileResult.path}, environment or flags)` : '';
@@ -205,6 +219,12 @@ function readConfigFile(
     return { ok: false, error: `config file ${path} must contain a JSON object` };
   }
   return { ok: true, value: value as Record<string, unknown>, path, explicit: explicit !== undefined };
+}
+
+function mergePeers(file: Record<string, object>, flags: Record<string, object>): Record<string, object> {
+  const merged = { ...file };
+  for (const [peer, setting] of Object.entries(flags)) merged[peer] = { ...file[peer], ...setting };
+  return merged;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -8,8 +8,8 @@ import type { RunSpec } from '../run/run-spec.js';
 
 /**
  * What the run will call, for the start of `colony run`: `model gpt-5 at https://api.openai.com
- * (key OPENAI_API_KEY)`, then one line per profile whose model differs. Only the URL's origin is shown
- * (never credentials or a path).
+ * (key OPENAI_API_KEY)`, then one line per profile or peer whose model differs. Only the URL's origin
+ * is shown (never credentials or a path).
  */
 export function endpointLines(spec: RunSpec, catalog: ModelCatalog): string[] {
   const lines: string[] = [];
@@ -23,6 +23,8 @@ export function endpointLines(spec: RunSpec, catalog: ModelCatalog): string[] {
   add(spec.model, '');
   for (const [name, profile] of Object.entries(spec.profiles ?? {}))
     if (profile.model) add(profile.model, `profile "${name}": `);
+  for (const [peer, setting] of Object.entries(spec.peerSettings ?? {}))
+    if (setting.model) add(setting.model, `${peer}: `);
   return lines;
 }
 

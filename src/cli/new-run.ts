@@ -13,6 +13,7 @@ import type { AgentCliChoice, RunSpec } from '../run/run-spec.js';
 import {
   type BuiltRun,
   buildRunSpec,
+  peerRange,
   type SpecFields,
   type SpecOptions,
   type SpecProblem,
@@ -91,6 +92,7 @@ function specOptions(input: NewRunInput): SpecOptions {
           concurrency: input.concurrency,
           idleMs: parseDurationMs(config.idle) ?? undefined,
           ...(input.integrators ? { integrators: input.integrators } : {}),
+          ...(config.peers ? { peerSettings: config.peers } : {}),
         }
       : {}),
     ...(topology === 'orchestrated' ? orchestratedFields(input) : {}),
@@ -119,6 +121,14 @@ function usageText(problem: SpecProblem): string {
       return `run: invalid run settings at ${problem.path}: ${problem.detail}`;
     case 'profile-model':
       return `profile "${problem.profile}": ${problem.detail}`;
+    case 'peer-settings-topology':
+      return 'run: --peer-models and --peer-max-steps (config "peers") need --topology peers';
+    case 'unknown-peer':
+      return `run: --peer-models, --peer-max-steps or config "peers": ${problem.peer} is not a peer of this run (${peerRange(problem.agents)})`;
+    case 'peer-model':
+      return `run: --peer-models ${problem.peer}: ${problem.detail}`;
+    case 'peer-two-models':
+      return `run: ${problem.peer} has two models: '${problem.models[0]}' from --agent-cli-peers and '${problem.models[1]}' from --peer-models (give one)`;
     case 'unpriced':
       return (
         `run: --budget-usd ${problem.budgetUsd} cannot limit ${problem.what}: it has no prices, so its calls ` +

@@ -56,8 +56,10 @@ function accountTable(s: RunSummary): string[] {
   const agents = Object.entries(s.perAgent).sort(
     ([an, a], [bn, b]) => tokensOf(b) - tokensOf(a) || an.localeCompare(bn),
   );
+  const setupOf = agentSetupLabel(s.perAgent);
   // Made visible before the columns are measured.
-  for (const [name, a] of agents.slice(0, TOP_AGENTS)) rows.push(row(terminalLine(`${name} [${a.role}]`), a));
+  for (const [name, a] of agents.slice(0, TOP_AGENTS))
+    rows.push(row(terminalLine(`${name} [${setupOf(a)}]`), a));
   const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const out = rows.map(
     (r) =>
@@ -66,6 +68,22 @@ function accountTable(s: RunSummary): string[] {
   const more = agents.length - TOP_AGENTS;
   if (more > 0) out.push(`    … and ${more} more agent(s) (colony show RUN --json has them all)`);
   return ['  tokens by role and agent (top by tokens; input is uncached input):', ...out];
+}
+
+/**
+ * An agent's role, and its model and step cap when the run's agents do not all share one (peers with
+ * `--peer-models` / `--peer-max-steps`): `coder`, or `peer · openai-chat:gpt-4o · max 20 steps`.
+ */
+function agentSetupLabel(perAgent: RunSummary['perAgent']): (a: RunSummary['perAgent'][string]) => string {
+  const all = Object.values(perAgent);
+  const varies = (key: 'model' | 'maxSteps') => new Set(all.map((a) => a[key])).size > 1;
+  if (!varies('model') && !varies('maxSteps')) return (a) => a.role;
+  return (a) =>
+    [
+      a.role,
+      a.model ?? 'model unknown',
+      a.maxSteps === null ? 'step cap unknown' : `max ${a.maxSteps} steps`,
+    ].join(' · ');
 }
 
 function tokensOf(a: TokenAccount): number {

@@ -267,7 +267,7 @@ export interface EventPayloads {
 /** One model endpoint a run calls (run.started). */
 export interface RunEndpoint {
   model: string;
-  /** The profile naming this model; null for the run's own model. */
+  /** The profile (or peer: `peer-2`) naming this model; null for the run's own model. */
   profile: string | null;
   baseUrl: string | null;
   keyEnv: string | null;

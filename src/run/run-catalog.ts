@@ -63,6 +63,8 @@ export function runEndpoints(spec: RunSpec, catalog: ModelCatalog): RunEndpoint[
   add(spec.model, null);
   for (const [name, profile] of Object.entries(spec.profiles ?? {}))
     if (profile.model) add(profile.model, name);
+  for (const [peer, setting] of Object.entries(spec.peerSettings ?? {}))
+    if (setting.model) add(setting.model, peer);
   return out;
 }
 

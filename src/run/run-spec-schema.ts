@@ -73,6 +73,12 @@ export const runSpecSchema = z.strictObject({
     .refine((cli) => cli.kind !== 'cmd' || cli.command !== undefined, { message: 'cmd needs a command' })
     .optional(),
   maxSteps: positiveInt,
+  peerSettings: z
+    .record(
+      z.string(),
+      z.strictObject({ model: z.string().min(1).optional(), maxSteps: positiveInt.optional() }),
+    )
+    .optional(),
   leadMaxSteps: positiveInt.optional(),
   subagentMaxSteps: positiveInt.optional(),
   maxStartsPerAgent: positiveInt.optional(),

@@ -24,6 +24,14 @@ export interface AgentCliSpec {
   byAgent?: Record<string, AgentCliChoice>;
 }
 
+/** peers: what one peer gets of its own instead of the run's (`--peer-models`, `--peer-max-steps`). */
+export interface PeerSetting {
+  /** A model id as `model` takes it (default: the run's model). */
+  model?: string;
+  /** Its step cap (default: the run's `maxSteps`). */
+  maxSteps?: number;
+}
+
 export interface RunSpec {
   runId: string;
   topology: TopologyName;
@@ -74,6 +82,8 @@ export interface RunSpec {
   /** peers: an external agent CLI drives the peers' loops (`--agent-cli`). */
   agentCli?: AgentCliSpec;
   maxSteps: number;
+  /** peers: a model and/or step cap of its own per peer, by name (`peer-2`); others keep the run's. */
+  peerSettings?: Record<string, PeerSetting>;
   /** orchestrated: the lead's step cap (default: maxSteps) and a subagent's per task (default 100). */
   leadMaxSteps?: number;
   subagentMaxSteps?: number;

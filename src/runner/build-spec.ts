@@ -3,8 +3,9 @@
  * `colony` command after it has turned flags and config into options), a checked spec out with the
  * run's model catalog and provider — or why not, as data. Every check that can fail before anything
  * is recorded is made here, once: the goal, the topology and its workflow program, peers' verify,
- * passEnv names, the repository and base ref, the sandbox, the stored spec's schema, the run's and
- * each profile's model, and a money budget over an unpriced model.
+ * passEnv names, the repository and base ref, the sandbox, the stored spec's schema, the run's,
+ * each profile's and each peer's own model (and the peers named), and a money budget over an
+ * unpriced model.
  */
 import { resolve } from 'node:path';
 import { parseDurationMs } from '../core/duration.js';
@@ -18,6 +19,7 @@ import { isEnvName, resolveSandboxSetting, type SandboxMode } from '../sandbox/i
 import { readProgramSource } from '../workflow/load.js';
 import { inspectUserRepo } from '../workspace/repo.js';
 import { RUN_DEFAULTS } from './defaults.js';
+import { peerSettingsProblem } from './peer-settings-check.js';
 import { describeProblem, type SpecProblem } from './spec-problem.js';
 
 /** The RunSpec fields a starter may set as they are (each optional; see RunSpec for their meaning). */
@@ -37,6 +39,7 @@ const SPEC_FIELDS = [
   'fleet',
   'agentCli',
   'maxSteps',
+  'peerSettings',
   'leadMaxSteps',
   'subagentMaxSteps',
   'maxStartsPerAgent',
@@ -175,6 +178,8 @@ export async function buildRunSpec(options: SpecOptions, env: NodeJS.ProcessEnv)
     const own = catalog.provider(profile.model);
     if (!own.ok) return refuse({ kind: 'profile-model', profile: name, detail: own.error });
   }
+  const peerProblem = peerSettingsProblem(spec, catalog);
+  if (peerProblem) return refuse(peerProblem);
   const unpriced = unpricedUnderMoneyBudget(spec, catalog);
   if (unpriced && spec.budgetUsd !== undefined)
     return refuse({ kind: 'unpriced', budgetUsd: spec.budgetUsd, what: unpriced });
@@ -191,14 +196,16 @@ function givenFields(options: SpecOptions): SpecFields {
 
 /**
  * A money budget cannot stop a model without prices (its calls cost nothing to the budget): refused
- * unless a token budget binds too. Covers the run's model and every profile's own model. Returns the
- * unpriced model's description, or null.
+ * unless a token budget binds too. Covers the run's model and every profile's and peer's own model.
+ * Returns the unpriced model's description, or null.
  */
 function unpricedUnderMoneyBudget(spec: RunSpec, catalog: ModelCatalog): string | null {
   if (spec.budgetUsd === undefined || spec.budgetTokens !== undefined) return null;
   const uses: Array<[string, string]> = [[spec.model, `model '${spec.model}'`]];
   for (const [name, profile] of Object.entries(spec.profiles ?? {}))
     if (profile.model) uses.push([profile.model, `profile "${name}"'s model '${profile.model}'`]);
+  for (const [peer, setting] of Object.entries(spec.peerSettings ?? {}))
+    if (setting.model) uses.push([setting.model, `${peer}'s model '${setting.model}'`]);
   for (const [id, what] of uses) {
     const record = catalog.record(id);
     if (record.ok && record.model.prices === null) return what;

@@ -7,4 +7,4 @@ export {
   type SpecResult,
 } from './build-spec.js';
 export { RUN_DEFAULTS, type RunDefaults } from './defaults.js';
-export { describeProblem, type SpecProblem } from './spec-problem.js';
+export { describeProblem, peerRange, type SpecProblem } from './spec-problem.js';

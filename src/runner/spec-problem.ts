@@ -23,6 +23,14 @@ export type SpecProblem =
   | { kind: 'model'; detail: string }
   /** A profile's own model: unknown, or no key for it. */
   | { kind: 'profile-model'; profile: string; detail: string }
+  /** Per-peer settings in a run whose topology is not peers. */
+  | { kind: 'peer-settings-topology' }
+  /** Per-peer settings for a name that is not one of the run's peers (`peer-1` … `peer-<agents>`). */
+  | { kind: 'unknown-peer'; peer: string; agents: number }
+  /** A peer's own model: unknown (the detail lists the known ones), or no key for it. */
+  | { kind: 'peer-model'; peer: string; detail: string }
+  /** A peer given one model by its external CLI's `@MODEL` and another by its settings. */
+  | { kind: 'peer-two-models'; peer: string; models: [string, string] }
   /** A money budget over a model without prices (it would never bind) and no token budget. */
   | { kind: 'unpriced'; budgetUsd: number; what: string };
 
@@ -41,6 +49,14 @@ export function describeProblem(problem: SpecProblem): string {
       return `invalid run options at ${problem.path}: ${problem.detail}`;
     case 'profile-model':
       return `profile "${problem.profile}": ${problem.detail}`;
+    case 'peer-settings-topology':
+      return 'peerSettings go with topology "peers"';
+    case 'unknown-peer':
+      return `peerSettings: ${problem.peer} is not a peer of this run (${peerRange(problem.agents)})`;
+    case 'peer-model':
+      return `peerSettings ${problem.peer}: ${problem.detail}`;
+    case 'peer-two-models':
+      return `${problem.peer} has two models: '${problem.models[0]}' from agentCli and '${problem.models[1]}' from peerSettings`;
     case 'unpriced':
       return (
         `budgetUsd ${problem.budgetUsd} cannot limit ${problem.what}: it has no prices, so its calls ` +
@@ -53,4 +69,9 @@ export function describeProblem(problem: SpecProblem): string {
     case 'model':
       return problem.detail;
   }
+}
+
+/** The names of a peers run's agents, as a range: `peer-1 to peer-4` (`peer-1` alone for one). */
+export function peerRange(agents: number): string {
+  return agents === 1 ? 'peer-1' : `peer-1 to peer-${agents}`;
 }

@@ -115,6 +115,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
             emit,
             scrubber: ctx.scrubber,
             provider: ctx.provider,
+            providerForModel: ctx.providerForModel,
             commandEnv: ctx.commandEnv,
             sandbox: ctx.sandbox,
             coord,

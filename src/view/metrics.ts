@@ -38,9 +38,17 @@ export interface RunMetrics {
   /** Coordination turns' share of uncached input tokens (`tokens.input`). */
   coordinationShareOfUncachedInput: number;
   leadTurns: LeadTurn[];
-  perAgent: Record<string, UsageAccount & { role: string }>;
+  /** Each agent's account, with its model and step cap as agent.started (or subagent.created) gave them. */
+  perAgent: Record<string, UsageAccount & AgentSetup>;
   perRole: Record<string, UsageAccount & { agents: number }>;
   run: UsageAccount;
+}
+
+/** What an agent ran with: its role, model and step cap (null while the log does not say). */
+export interface AgentSetup {
+  role: string;
+  model: string | null;
+  maxSteps: number | null;
 }
 
 /** The metrics of a run from its events (folded here; `toRunMetrics` projects a state). */
@@ -101,6 +109,8 @@ function accounts(state: RunState): RunMetrics['perAgent'] {
       costUsd: agent.costUsd,
       steps: agent.steps,
       role: roleOf(agent),
+      model: agent.model,
+      maxSteps: agent.maxSteps,
     };
   }
   return perAgent;

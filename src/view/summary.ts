@@ -4,7 +4,7 @@
  * both show the same agents, steps, tokens and cost.
  */
 import type { ShownRunStatus, StoredEvent, UsageTotals } from '../core/events.js';
-import { type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
+import { type AgentSetup, type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
 import { foldEvents, type RunState } from './run-state.js';
 import { viewAgents, viewTotals } from './run-view.js';
 import { type SandboxView, sandboxView } from './sandbox.js';
@@ -53,7 +53,8 @@ export interface RunSummary {
   coordinationShareOfInput: number;
   /** Coordination turns' share of uncached input tokens. */
   coordinationShareOfUncachedInput: number;
-  perAgent: Record<string, TokenAccount & { role: string }>;
+  /** Each agent's tokens and cost, with its role, model and step cap (peers may differ: `--peer-models`). */
+  perAgent: Record<string, TokenAccount & AgentSetup>;
   perRole: Record<string, TokenAccount & { agents: number }>;
 }
 
@@ -108,7 +109,8 @@ type TeamFields = Pick<
 
 function teamMetrics(m: RunMetrics): TeamFields {
   const perAgent: TeamFields['perAgent'] = {};
-  for (const [name, a] of Object.entries(m.perAgent)) perAgent[name] = { role: a.role, ...tokenAccount(a) };
+  for (const [name, a] of Object.entries(m.perAgent))
+    perAgent[name] = { role: a.role, model: a.model, maxSteps: a.maxSteps, ...tokenAccount(a) };
   const perRole: TeamFields['perRole'] = {};
   for (const [name, r] of Object.entries(m.perRole)) perRole[name] = { agents: r.agents, ...tokenAccount(r) };
   return {

@@ -164,6 +164,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     return found.ok ? found.upstream : undefined;
   };
   const provider = gate.wrap(built.provider);
+  const providerFor = gatedProviders(catalog, gate, provider);
   const injectorFor = (agent: string) => directMessageInjector(options.coord.messages, runId, agent);
   const peers =
     spec.topology === 'peers'
@@ -173,6 +174,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
           emit,
           scrubber,
           provider,
+          providerForModel: providerFor,
           commandEnv,
           sandbox: sandbox.value,
           coord: options.coord,
@@ -224,7 +226,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       budget,
       signal: stopper.signal,
       stream: spec.stream,
-      providerFor: gatedProviders(catalog, gate, provider),
+      providerFor,
       injectorFor,
       ...(cli ? { cli } : {}),
       ...(coordination ? { coordination } : {}),

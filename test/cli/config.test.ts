@@ -32,6 +32,27 @@ describe('loadConfig', () => {
     expect(named.ok && named.config).toMatchObject({ maxSteps: 7, verify: 'make test' });
   });
 
+  it("merges a peer's settings from the file and the flags peer by peer and field by field", () => {
+    const cwd = dir();
+    writeFileSync(
+      join(cwd, 'colony.json'),
+      JSON.stringify({ peers: { 'peer-1': { model: 'gpt-5', maxSteps: 7 }, 'peer-2': { maxSteps: 9 } } }),
+    );
+    const result = loadConfig({
+      flags: { peers: { 'peer-1': { maxSteps: 20 }, 'peer-3': { model: 'gpt-5-mini' } } },
+      env: {},
+      cwd,
+    });
+    expect(result.ok && result.config.peers).toEqual({
+      'peer-1': { model: 'gpt-5', maxSteps: 20 },
+      'peer-2': { maxSteps: 9 },
+      'peer-3': { model: 'gpt-5-mini' },
+    });
+    writeFileSync(join(cwd, 'colony.json'), JSON.stringify({ peers: { 'peer-1': { modle: 'gpt-5' } } }));
+    const typo = loadConfig({ flags: {}, env: {}, cwd });
+    expect(!typo.ok && typo.error).toMatch(/peers\.peer-1.*modle/);
+  });
+
   it('uses defaults without a config file', () => {
     const result = loadConfig({ flags: {}, env: {}, cwd: dir() });
     expect(result.ok && result.config.maxSteps).toBe(100);

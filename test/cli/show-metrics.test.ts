@@ -104,6 +104,8 @@ describe('colony show: team metrics', () => {
     expect(Object.keys(summary.perAgent)).toHaveLength(AGENTS);
     expect(summary.perAgent['peer-3']).toEqual({
       role: 'coder',
+      model: 'm',
+      maxSteps: 5,
       steps: 1,
       input: 3,
       cachedInput: 3000,

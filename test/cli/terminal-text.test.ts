@@ -47,7 +47,15 @@ describe('the CLI formatters show agent text', () => {
   });
 
   it('the summary: its reason and the agents table', () => {
-    const account = { steps: 1, input: 10, cachedInput: 0, output: 1, costUsd: null };
+    const account = {
+      steps: 1,
+      input: 10,
+      cachedInput: 0,
+      output: 1,
+      costUsd: null,
+      model: null,
+      maxSteps: null,
+    };
     const summary = {
       ...summarise('r-1', []),
       status: 'failed' as const,

@@ -87,6 +87,64 @@ describe('buildRunSpec refuses a bad option with a clear message', () => {
     const both = await buildRunSpec({ ...base, ...local, budgetUsd: 1, budgetTokens: 10_000 }, env);
     expect(both.ok).toBe(true);
   });
+
+  it("a peer's own settings: outside peers, for no peer of the run, an unknown or keyless model, two models", async () => {
+    const peers = { topology: 'peers' as const, agents: 2, verify: 'true' };
+    expect(await refusal({ peerSettings: { 'peer-1': { maxSteps: 5 } } })).toEqual({
+      kind: 'peer-settings-topology',
+      error: 'peerSettings go with topology "peers"',
+    });
+    expect(await refusal({ ...peers, peerSettings: { 'peer-3': { maxSteps: 5 } } })).toEqual({
+      kind: 'unknown-peer',
+      error: 'peerSettings: peer-3 is not a peer of this run (peer-1 to peer-2)',
+    });
+    const unknown = await refusal({ ...peers, peerSettings: { 'peer-2': { model: 'no-such-model' } } });
+    expect(unknown.kind).toBe('peer-model');
+    expect(unknown.error).toMatch(
+      /^peerSettings peer-2: unknown model 'no-such-model'\. Known models: .*gpt-5/,
+    );
+    const keyless = await refusal(
+      { ...peers, peerSettings: { 'peer-1': { model: 'claude-sonnet-4-5' } } },
+      { PATH: env.PATH, OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(keyless).toMatchObject({ kind: 'peer-model', error: expect.stringMatching(/ANTHROPIC_API_KEY/) });
+    expect(
+      await refusal({
+        ...peers,
+        agentCli: { kind: 'codex', byAgent: { 'peer-2': { kind: 'codex', model: 'gpt-5' } } },
+        peerSettings: { 'peer-2': { model: 'gpt-5-mini' } },
+      }),
+    ).toEqual({
+      kind: 'peer-two-models',
+      error: "peer-2 has two models: 'gpt-5' from agentCli and 'gpt-5-mini' from peerSettings",
+    });
+    expect(await refusal({ ...peers, peerSettings: { 'peer-1': { maxSteps: 0 } } })).toMatchObject({
+      kind: 'invalid-spec',
+      error: expect.stringMatching(/^invalid run options at peerSettings\.peer-1\.maxSteps: /),
+    });
+    const local = { model: 'openai-chat:local-llm', baseUrl: 'http://127.0.0.1:9/v1' };
+    expect(
+      await refusal({
+        ...peers,
+        budgetUsd: 1,
+        peerSettings: { 'peer-2': { model: local.model } },
+        customModels: [
+          {
+            id: local.model,
+            protocol: 'openai-chat',
+            name: 'local-llm',
+            baseUrl: local.baseUrl,
+            contextWindow: 8_000,
+            maxOutput: 1_000,
+            prices: null,
+          },
+        ],
+      }),
+    ).toMatchObject({
+      kind: 'unpriced',
+      error: expect.stringContaining("peer-2's model 'openai-chat:local-llm'"),
+    });
+  });
 });
 
 describe('buildRunSpec builds', () => {
@@ -170,6 +228,22 @@ describe('the CLI and the library build the same spec for the same inputs', () =
     );
     expect(specs.cli).toEqual(specs.library);
     expect(specs.cli).toMatchObject({ agents: 3, idleMs: 5 * 60_000 });
+  });
+
+  it("peers, with a peer's own model and step cap from config", async () => {
+    const peerSettings = { 'peer-2': { model: 'gpt-5', maxSteps: 7 }, 'peer-3': { maxSteps: 40 } };
+    const specs = await both(
+      {
+        repo: repo.dir,
+        goal: 'g',
+        config: { ...config, verify: 'true', peers: peerSettings },
+        topology: 'peers',
+        agents: 3,
+      },
+      { ...base, goal: 'g', topology: 'peers', verify: 'true', agents: 3, peerSettings },
+    );
+    expect(specs.cli).toEqual(specs.library);
+    expect(specs.cli).toMatchObject({ peerSettings });
   });
 
   it('orchestrated, with a profile of its own model', async () => {

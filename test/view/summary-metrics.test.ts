@@ -107,6 +107,8 @@ describe('summarise: team metrics', () => {
     expect(s.coordinationShareOfUncachedInput).toBe(Math.round((3 / 26) * 1000) / 1000);
     expect(s.perAgent.b).toEqual({
       role: 'explore',
+      model: 'm',
+      maxSteps: 9,
       steps: 12,
       input: 120,
       cachedInput: 1080,

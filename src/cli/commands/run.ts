@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { runInForeground } from '../live-run.js';
 import { endpointLines } from '../model-catalog.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
+import { peerSettingFlags } from '../peer-flags.js';
 import { SANDBOX_OPTIONS, sandboxFlags } from '../sandbox-flags.js';
 import { withStore } from '../store-access.js';
 
@@ -53,6 +54,12 @@ never touched. The result is fetched into your repository as the branch colony/<
   --agent-cli-peers P  only these peers run a CLI (e.g. peer-2,peer-3); the others are built in. An
                        entry may name its own: peer-2=claude-code@MODEL,peer-3=codex@MODEL (a mixed
                        team; @MODEL: that peer's model id, its CLI's protocol) or peer-2=cmd:COMMAND
+  --peer-models P=M    peers: these peers run on a model of their own, e.g.
+                       peer-2=anthropic:claude-sonnet-4-5,peer-3=openai-chat:gpt-4o (the others on
+                       --model); a CLI-driven peer names its model with --agent-cli-peers instead
+  --peer-max-steps P=N peers: these peers get a step cap of their own, e.g. peer-1=20,peer-2=200
+                       (the others --max-steps). Config: "peers" {"peer-2": {model?, maxSteps?}};
+                       the flags win per peer and field
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
@@ -122,6 +129,8 @@ const OPTIONS = {
   workers: { type: 'boolean' },
   'agent-cli': { type: 'string' },
   'agent-cli-peers': { type: 'string' },
+  'peer-models': { type: 'string' },
+  'peer-max-steps': { type: 'string' },
   'hub-listen': { type: 'string' },
   'hub-url': { type: 'string' },
   config: { type: 'string' },
@@ -148,6 +157,9 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...(values['no-wait'] ? { wait: false } : values['wait-for-slot'] ? { wait: true } : {}),
   };
   const team = teamFlags(values, topology.topology);
+  const peers = peerSettingFlags(values);
+  if (peers && topology.topology !== 'peers')
+    throw new UsageError('run: --peer-models and --peer-max-steps need --topology peers');
   const loaded = loadConfig({
     flags: {
       model: values.model,
@@ -164,6 +176,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       idle: values.idle,
       ...sandboxFlags('run', values),
       ...team,
+      ...(peers ? { peers } : {}),
     },
     env: process.env,
     configFile: values.config,

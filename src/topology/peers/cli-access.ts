@@ -12,18 +12,20 @@ import type { Upstream } from '../../model/catalog.js';
 import type { RateGate } from '../../run/rate-gate.js';
 import type { RunSpec } from '../../run/run-spec.js';
 import { cliOf } from './peer-host.js';
+import { peerModel } from './peer-settings.js';
 
 export function agentCliAccess(options: {
   spec: RunSpec;
   gate: RateGate;
   upstream: (model: string) => Upstream | undefined;
   runFolder: string;
-  /** The model id of an agent's calls (default: its peer CLI's own, else the run's). */
+  /** The model id of an agent's calls (default: its peer CLI's own, else the peer's own, else the run's). */
   modelOf?: (agent: string) => string;
 }): AgentCliAccess {
   const secret = createRunSecret();
   const { spec, gate, upstream } = options;
-  const modelOf = options.modelOf ?? ((agent: string) => cliOf(spec, agent)?.model ?? spec.model);
+  const modelOf =
+    options.modelOf ?? ((agent: string) => cliOf(spec, agent)?.model ?? peerModel(spec, agent) ?? spec.model);
   return {
     secret: () => secret,
     gate,

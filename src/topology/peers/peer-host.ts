@@ -32,8 +32,10 @@ import {
   type IntegrationPort,
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace, AgentWorkspaceOptions } from '../../workspace/run-workspace.js';
+import type { ProviderFor } from '../context.js';
 import type { Emit } from '../team-run.js';
 import { type PeerActivity, trackActivity } from './activity.js';
+import { peerMaxSteps, peerModel } from './peer-settings.js';
 import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './prompt.js';
 import { NUDGE_TEXT, startWatchdog, type Watchdog } from './watchdog.js';
 
@@ -59,6 +61,8 @@ export interface PeerHostOptions {
   emit: Emit;
   scrubber: Scrubber;
   provider: Provider;
+  /** Another model's provider (a peer with a model of its own: `spec.peerSettings`), behind the same gate. */
+  providerForModel: ProviderFor;
   commandEnv: NodeJS.ProcessEnv;
   sandbox: Sandbox | null;
   coord: Coordination;
@@ -153,6 +157,14 @@ export class PeerHost {
     const started = history.find(isKind('agent.started'));
     const finished = history.find(isKind('agent.finished'));
     if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
+    // A peer may have a model and a step cap of its own (spec.peerSettings).
+    const own = peerModel(spec, agent);
+    const model =
+      own === undefined
+        ? { ok: true as const, provider: this.options.provider }
+        : this.options.providerForModel(own);
+    if (!model.ok) return { agent, started: false, error: model.error };
+    const maxSteps = peerMaxSteps(spec, agent);
     // A built-in peer's tools fill its checkout as they go; a CLI has file tools of its own.
     const ws = await this.options.workspace.forAgent(agent, { lazy: !cliOf(spec, agent) });
     if (!ws.ok) return { agent, started: false, error: ws.error };
@@ -205,11 +217,11 @@ export class PeerHost {
         {
           profile: 'peer',
           // A peer's CLI may call a model of its own.
-          model: cliOf(spec, agent)?.model ?? this.options.provider.model.id,
+          model: cliOf(spec, agent)?.model ?? own ?? this.options.provider.model.id,
           task: spec.goal,
           system,
           tools: tools.map((t) => t.spec.name),
-          maxSteps: spec.maxSteps,
+          maxSteps,
         },
         agent,
       );
@@ -248,8 +260,8 @@ export class PeerHost {
                 task: spec.goal,
                 system,
                 tools,
-                provider: this.options.provider,
-                maxSteps: spec.maxSteps,
+                provider: model.provider,
+                maxSteps,
                 stream: spec.stream,
               },
               {

@@ -40,6 +40,7 @@ export const agentHandlers: Handlers = {
     const d = event.data;
     agent.profile = d.profile;
     agent.model = d.model;
+    agent.maxSteps = d.maxSteps;
     agent.startedMs ??= at;
     setState(agent, 'thinking', at);
     act(agent, 'started', at);

@@ -22,6 +22,7 @@ export function newAgent(name: string, atMs: number): AgentView {
     name,
     profile: null,
     model: null,
+    maxSteps: null,
     // Known but not started: a peer waiting behind the concurrency limit.
     state: 'queued',
     stateSinceMs: atMs,

@@ -8,6 +8,7 @@ export const tasksHandlers: Handlers = {
     const sub = agentOf(state, d.name, at);
     sub.profile = d.profile;
     sub.model = d.model;
+    sub.maxSteps = d.maxSteps;
     // Created by the lead, waiting for a task.
     setState(sub, 'idle', at);
     if (!state.plannedAgents.includes(d.name)) state.plannedAgents.push(d.name);
