@@ -56,7 +56,8 @@ never touched. The result is fetched into your repository as the branch colony/<
                        team; @MODEL: that peer's model id, its CLI's protocol) or peer-2=cmd:COMMAND
   --peer-models P=M    peers: these peers run on a model of their own, e.g.
                        peer-2=anthropic:claude-sonnet-4-5,peer-3=openai-chat:gpt-4o (the others on
-                       --model); a CLI-driven peer names its model with --agent-cli-peers instead
+                       --model; a CLI-driven peer's calls go to it too, unless its @MODEL differs:
+                       refused)
   --peer-max-steps P=N peers: these peers get a step cap of their own, e.g. peer-1=20,peer-2=200
                        (the others --max-steps). Config: "peers" {"peer-2": {model?, maxSteps?}};
                        the flags win per peer and field
