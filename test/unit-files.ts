@@ -71,6 +71,7 @@ export const unitFiles: readonly string[] = [
   'test/store/external-error.test.ts',
   'test/store/group-commit.test.ts',
   'test/tool/define.test.ts',
+  'test/topology/session/run-verdict.test.ts',
   'test/view/charts.test.ts',
   'test/view/fleet-placement.test.ts',
   'test/view/one-fold.test.ts',

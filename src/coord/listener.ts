@@ -12,6 +12,8 @@
 import pg from 'pg';
 
 export const NOTIFY_CHANNEL = 'colony_coord';
+/** Rate-limit signals between the processes of one run (coord/rate-signal.ts), on the same connection. */
+export const RATE_CHANNEL = 'colony_rate';
 
 /** The NOTIFY payload (kept small: the text stays in the table). */
 export interface MessageNotice {
@@ -44,6 +46,7 @@ export class NotifyListener {
   private retryMs = 100;
   private readonly directFlags = new Map<string, boolean>();
   private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly rateHandlers = new Set<(payload: string) => void>();
   /** Notifications received (for tests and benchmarks). */
   notices = 0;
 
@@ -76,10 +79,12 @@ export class NotifyListener {
     client.on('end', () => this.lost(client));
     client.on('notification', (n) => {
       if (n.channel === NOTIFY_CHANNEL && n.payload) this.onNotice(n.payload);
+      else if (n.channel === RATE_CHANNEL && n.payload)
+        for (const handle of this.rateHandlers) handle(n.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${RATE_CHANNEL}`);
     } catch {
       await client.end().catch(() => {});
       this.scheduleRetry();
@@ -166,6 +171,12 @@ export class NotifyListener {
       current?.delete(waiter);
       if (current && current.size === 0) this.waiters.delete(runId);
     };
+  }
+
+  /** Calls `handle` with each rate signal's payload (while the connection is up); returns the unsubscribe. */
+  onRateSignal(handle: (payload: string) => void): () => void {
+    this.rateHandlers.add(handle);
+    return () => this.rateHandlers.delete(handle);
   }
 
   private wakeAll(): void {

@@ -2,6 +2,7 @@
  * The names a fleet's processes agree on: DBOS's queue, workflow and application version, and the
  * timings of heartbeats and failure detection.
  */
+import type { AgentEnd } from '../run/agent-end.js';
 
 /** The DBOS queue every fleet worker dequeues agent sessions from. */
 export const FLEET_QUEUE = 'colony-agents';
@@ -42,20 +43,5 @@ export interface SessionInput {
   task?: string;
 }
 
-/** What a session workflow returns (plain JSON: DBOS stores it). */
-export type SessionEnd =
-  | {
-      agent: string;
-      started: true;
-      outcome: {
-        status: 'done' | 'failed' | 'stopped';
-        stopReason: string;
-        reason: string;
-        steps: number;
-        finalText: string;
-      };
-      /** A subagent task's own steps (the agent's step count runs on across its tasks). */
-      steps?: number;
-      worker: string;
-    }
-  | { agent: string; started: false; error: string; worker: string };
+/** What a session workflow returns (plain JSON: DBOS stores it): the agent's end and its worker. */
+export type SessionEnd = AgentEnd & { worker: string };

@@ -7,8 +7,8 @@
  */
 import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type pg from 'pg';
-import type { AgentOutcome } from '../agent/loop.js';
 import { createRunSecret } from '../auth/index.js';
+import type { AgentEnd } from '../run/agent-end.js';
 import type { EndCause } from '../run/run-control.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
 import { saveFleetRun, sessionEpochs, sessionKey, stopFleetRun } from './fleet-db.js';
@@ -23,15 +23,11 @@ import {
   sessionWorkflowId,
 } from './names.js';
 
-export type FleetSessionEnd =
-  | { agent: string; started: true; outcome: AgentOutcome; steps: number; worker: string }
-  | { agent: string; started: false; error: string; worker?: string };
-
 export interface FleetOwner {
   /** Serves the hub and the queue to workers (once the queue exists); returns the gateway's URL. */
   serve(run: { hubPath: string; queue: IntegrationPort }): Promise<string>;
   /** Hands the agent's session (a peer's life, or one `task` of a subagent) to the fleet; waits for its end. */
-  runSession(agent: string, task?: string): Promise<FleetSessionEnd>;
+  runSession(agent: string, task?: string): Promise<AgentEnd>;
   /**
    * Tells workers the run ends: they stop its sessions. Its agents end as in-process: done when the
    * run succeeded (its goal was met), stopped otherwise.
@@ -66,7 +62,7 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
     systemDatabasePoolSize: 16,
   });
   let gateway: Gateway | null = null;
-  const waiting = new Map<string, { agent: string; resolve: (end: FleetSessionEnd) => void }>();
+  const waiting = new Map<string, { agent: string; resolve: (end: AgentEnd) => void }>();
   let timer: NodeJS.Timeout | null = null;
   let polling = false;
   let closed = false;
@@ -97,18 +93,7 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
     if (!entry) return;
     waiting.delete(status.workflowID);
     if (status.status === 'SUCCESS') {
-      const end = status.output as SessionEnd;
-      entry.resolve(
-        end.started
-          ? {
-              agent: end.agent,
-              started: true,
-              outcome: end.outcome as AgentOutcome,
-              steps: end.steps ?? end.outcome.steps,
-              worker: end.worker,
-            }
-          : end,
-      );
+      entry.resolve(status.output as SessionEnd);
       return;
     }
     const error =
@@ -150,7 +135,7 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
       if (closed) return { agent, started: false, error: 'the run ended first' };
       const input: SessionInput = task === undefined ? { runId, agent } : { runId, agent, task };
       const workflowID = sessionWorkflowId(runId, agent, task);
-      const ended = new Promise<FleetSessionEnd>((resolve) => waiting.set(workflowID, { agent, resolve }));
+      const ended = new Promise<AgentEnd>((resolve) => waiting.set(workflowID, { agent, resolve }));
       try {
         // The same id again (a resumed owner) returns the existing session: never a second one.
         await client.enqueue(

@@ -4,35 +4,25 @@
  * phases to DBOS; the agent loop replays whatever the log already holds.
  */
 import { hostname } from 'node:os';
-import { agentEnv } from '../agent/tools/env.js';
-import {
-  type Coordination,
-  createCoordination,
-  directMessageInjector,
-  runLeaseOptions,
-} from '../coord/index.js';
+import { type Coordination, createCoordination, runLeaseOptions } from '../coord/index.js';
 import type { StoredEvent } from '../core/events.js';
-import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { parseListen } from '../fleet/listen.js';
 import { openFleetOwner } from '../fleet/owner.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import type { Provider } from '../model/types.js';
 import { claimProcessForRun, executeDurably, releaseProcessForRun } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
-import { RateGate } from '../run/rate-gate.js';
-import { gatedProviders, runCatalog } from '../run/run-catalog.js';
 import { RunControl } from '../run/run-control.js';
 import type { RunSlot } from '../run/run-slots.js';
 import { type RunSlotSettings, takeRunSlot } from '../run/run-slots-run.js';
 import type { RunSpec } from '../run/run-spec.js';
 import { parseStoredRunSpec } from '../run/run-spec-schema.js';
-import { openSandbox } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
-import { scrubbingLog } from '../store/scrubbing-log.js';
 import type { EventLog } from '../store/types.js';
 import { type RunSummary, summarise } from '../view/summary.js';
 import type { RunContext, RunOutcome } from './context.js';
 import { TOPOLOGIES } from './index.js';
+import { openRunServices, type RunServices } from './session/run-services.js';
 
 export interface ExecuteOptions {
   store: Store;
@@ -71,9 +61,6 @@ export async function executeRun(options: ExecuteOptions): Promise<ExecuteResult
 
 async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
   const { store, spec } = options;
-  // A run that started sandboxed is resumed sandboxed: refuse where bubblewrap is missing.
-  const sandbox = await openSandbox(spec.sandbox, options.env);
-  if (!sandbox.ok) return { ok: false, error: sandbox.error };
   const lock = await store.tryLockRun(spec.runId);
   if (!lock.ok) {
     return {
@@ -84,13 +71,25 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
     };
   }
   let slot: RunSlot | null = null;
+  // Every topology's agents take direct messages (one LISTEN connection); peers also coordinate
+  // through claims and the shared context.
+  const coord = options.coordination ?? (await createCoordination(store, runLeaseOptions(spec.claimLeaseMs)));
+  const ownsCoord = !options.coordination;
+  let services: RunServices | null = null;
   try {
-    const scrubber = createScrubber([...secretValuesFromEnv(options.env), ...(options.extraSecrets ?? [])]);
-    // Every event of the run is scrubbed at the store boundary, whoever appends it.
-    const log: EventLog = scrubbingLog(
-      options.onEvent ? observeLog(store.log, options.onEvent) : store.log,
-      scrubber,
-    );
+    const opened = await openRunServices({
+      spec,
+      store,
+      log: options.onEvent ? observeLog(store.log, options.onEvent) : store.log,
+      coord,
+      env: options.env,
+      extraSecrets: options.extraSecrets,
+      provider: options.provider,
+      catalog: options.catalog,
+    });
+    if (!opened.ok) return opened;
+    services = opened.value;
+    const { log } = services;
     const taken = await takeRunSlot({
       store,
       runId: spec.runId,
@@ -116,45 +115,14 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
       log: store.log,
       runId: spec.runId,
     });
-    // One rate gate for the whole run: a 429 anywhere lowers the run's concurrent model requests.
-    const gate = new RateGate({
-      onShrink: ({ value, used }) => {
-        log
-          .append({
-            runId: spec.runId,
-            agent: null,
-            kind: 'limit.hit',
-            data: { limit: 'model_concurrency', value, used },
-          })
-          .catch(() => {});
-      },
-    });
-    // Every topology's agents take direct messages (one LISTEN connection); peers also coordinate
-    // through claims and the shared context.
-    const coord =
-      options.coordination ?? (await createCoordination(store, runLeaseOptions(spec.claimLeaseMs)));
-    const ownsCoord = !options.coordination;
-    const catalog = options.catalog ?? runCatalog(spec, options.env);
-    const provider = gate.wrap(options.provider);
     const context: RunContext = {
+      ...services,
       spec,
       home: store.home,
-      log,
-      provider,
-      providerForModel: gatedProviders(catalog, gate, provider),
-      scrubber,
       signal: control.signal,
       endCause: () => control.cause,
       endRun: (cause) => control.end(cause),
-      gate,
-      upstream: (model) => {
-        const found = catalog.upstream(model);
-        return found.ok ? found.upstream : undefined;
-      },
-      commandEnv: agentEnv(options.env),
-      sandbox: sandbox.value,
       coord,
-      injectorFor: (agent) => directMessageInjector(coord.messages, spec.runId, agent),
       setRunStatus: async (status) => {
         await store.runs.setRunStatus(spec.runId, status);
       },
@@ -202,11 +170,12 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
     } finally {
       control.dispose();
       await context.fleet?.close('the run ended');
-      if (ownsCoord) await coord.close();
     }
     await log.flush();
     return { ok: true, summary: summarise(spec.runId, await store.log.read(spec.runId)) };
   } finally {
+    services?.close();
+    if (ownsCoord) await coord.close();
     await slot?.release();
     await lock.release();
   }

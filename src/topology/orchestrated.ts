@@ -17,8 +17,8 @@ import { AgentCoordination, createContextReadTool, createContextUnfoldTool } fro
 import { isKind } from '../core/events.js';
 import type { FleetOwner } from '../fleet/owner.js';
 import type { Provider } from '../model/types.js';
+import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
-import type { EndCause } from '../run/run-control.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
@@ -31,7 +31,8 @@ import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
 import { agentCliAccess } from './peers/cli-access.js';
-import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
+import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
+import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
 
@@ -217,16 +218,19 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
     },
 
     finalize: () =>
-      finalizeTeamRun(ctx, team, async () => {
-        const verifier = hubMainVerifier(ctx, team);
-        const verified = verifier ? await verifier.verify() : null;
-        const outcome = leadOutcome ?? (await loggedLeadOutcome());
-        const accepted = spec.accept ? await loggedAcceptance() : null;
-        return withAcceptance(
-          decideStatus(outcome, verified?.passed ?? null, ctx.endCause?.() ?? null),
-          accepted,
-        );
-      }),
+      finalizeTeamRun(ctx, team, async () =>
+        decideRunStatus({
+          ends: [
+            decidingOutcome(
+              'the lead',
+              leadOutcome ?? (await readLoggedOutcome(log, spec.runId, LEAD_AGENT)),
+            ),
+          ],
+          endCause: ctx.endCause?.() ?? null,
+          verify: await verifyOnMain(ctx, team),
+          ...(spec.accept ? { acceptance: { command: spec.accept, result: await loggedAcceptance() } } : {}),
+        }),
+      ),
   };
 
   /**
@@ -272,26 +276,8 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
   ): Promise<{ outcome: AgentOutcome; steps: number }> {
     const end = await fleet.runSession(agent, task);
     return end.started
-      ? { outcome: end.outcome, steps: end.steps }
+      ? { outcome: end.outcome, steps: end.steps ?? end.outcome.steps }
       : failedTask(`the fleet did not run ${task}: ${end.error}`);
-  }
-
-  /** A run that would succeed fails when its acceptance check (if any) did not pass in the end. */
-  function withAcceptance(
-    decided: RunOutcome,
-    accepted: { round: number; passed: boolean } | null,
-  ): RunOutcome {
-    if (!spec.accept || decided.status !== 'succeeded') return decided;
-    if (!accepted) return { status: 'failed', reason: 'the acceptance check did not run' };
-    if (!accepted.passed)
-      return {
-        status: 'failed',
-        reason: `acceptance check failed on main after ${accepted.round} fix round(s): ${spec.accept}`,
-      };
-    return {
-      status: 'succeeded',
-      reason: `${decided.reason}; acceptance passed after ${accepted.round} fix round(s)`,
-    };
   }
 
   async function loggedAcceptance(): Promise<{ round: number; passed: boolean } | null> {
@@ -299,35 +285,5 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       kinds: ['acceptance.finished'],
     });
     return rounds.at(-1)?.data ?? null;
-  }
-
-  async function loggedLeadOutcome(): Promise<Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null> {
-    const finished = (
-      await log.read(spec.runId, { agent: LEAD_AGENT, kinds: ['agent.finished'], limit: 1 })
-    )[0];
-    if (!finished) return null;
-    return {
-      status: finished.data.status,
-      stopReason: finished.data.stopReason as AgentOutcome['stopReason'],
-      reason: finished.data.reason,
-    };
-  }
-
-  function decideStatus(
-    outcome: Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null,
-    verifyPassed: boolean | null,
-    endCause: EndCause | null,
-  ): RunOutcome {
-    if (!outcome) return { status: 'failed', reason: 'the lead did not finish' };
-    if (outcome.stopReason === 'budget_usd' || outcome.stopReason === 'budget_tokens')
-      return { status: 'budget_exhausted', reason: outcome.reason };
-    if (outcome.stopReason === 'aborted') return endCause ?? { status: 'stopped', reason: outcome.reason };
-    if (outcome.status !== 'done') return { status: 'failed', reason: `lead: ${outcome.reason}` };
-    if (verifyPassed === false)
-      return { status: 'failed', reason: `verify command failed on main: ${spec.verify}` };
-    return {
-      status: 'succeeded',
-      reason: verifyPassed ? 'the lead finished and verify passed on main' : 'the lead finished',
-    };
   }
 }

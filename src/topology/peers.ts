@@ -13,6 +13,7 @@
 import type { AgentCliAccess } from '../agent-cli/index.js';
 import type { EventInput } from '../core/events.js';
 import { Semaphore } from '../lang/semaphore.js';
+import { type AgentEnd, loggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
@@ -20,8 +21,16 @@ import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
 import { agentCliAccess } from './peers/cli-access.js';
 import { startGoalCheck } from './peers/goal-check.js';
-import { outcomeOf, type PeerEnd, PeerHost } from './peers/peer-host.js';
-import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
+import { PeerHost } from './peers/peer-host.js';
+import { decideRunStatus, decidingEnd } from './session/run-verdict.js';
+import {
+  finalizeTeamRun,
+  hubMainVerifier,
+  mergeApproval,
+  openTeamRun,
+  replayedBudget,
+  verifyOnMain,
+} from './team-run.js';
 
 export { DEFAULT_IDLE_MS } from './peers/peer-host.js';
 export const DEFAULT_CONCURRENCY = 64;
@@ -52,7 +61,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
   };
   const team = openTeamRun(ctx);
   const { dir, workspace, emit } = team;
-  let ends: PeerEnd[] | null = null;
+  let ends: AgentEnd[] | null = null;
   const verifier = hubMainVerifier(ctx, team);
 
   return {
@@ -152,14 +161,14 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
         await fleet.serve({ hubPath: workspace.hubPath, queue });
         ctx.signal.addEventListener('abort', onEnd, { once: true });
       }
-      const runOne = (agent: string): Promise<PeerEnd> =>
+      const runOne = (agent: string): Promise<AgentEnd> =>
         fleet && onFleet(agent) ? fleet.runSession(agent) : (host as PeerHost).runPeer(agent);
 
       const slots = new Semaphore(Math.max(1, spec.concurrency ?? DEFAULT_CONCURRENCY));
       try {
         ends = await Promise.all(
           names.map((agent) =>
-            slots.run(async (): Promise<PeerEnd> => {
+            slots.run(async (): Promise<AgentEnd> => {
               // Queued peers do not start once the run is ending (goal met, stop, deadline).
               if (ctx.signal.aborted) return { agent, started: false, error: 'the run ended first' };
               return runOne(agent);
@@ -178,43 +187,24 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
 
     finalize: () =>
       finalizeTeamRun(ctx, team, async () =>
-        decideStatus(ends ?? (await loggedEnds()), verifier ? (await verifier.verify()).passed : null),
+        decideRunStatus({
+          ends: (ends ?? (await loggedEnds())).map(decidingEnd),
+          endCause: ctx.endCause?.() ?? null,
+          verify: await verifyOnMain(ctx, team, verifier),
+        }),
       ),
   };
 
   /** After a crash inside finalize, the peers' ends come from the log. */
-  async function loggedEnds(): Promise<PeerEnd[]> {
+  async function loggedEnds(): Promise<AgentEnd[]> {
     const finished = await ctx.log.read(spec.runId, {
       kinds: ['agent.finished'],
     });
-    return names.map((agent): PeerEnd => {
+    return names.map((agent): AgentEnd => {
       const end = finished.find((e) => e.agent === agent);
       return end
-        ? { agent, started: true, outcome: outcomeOf(end) }
+        ? { agent, started: true, outcome: loggedOutcome(end) }
         : { agent, started: false, error: 'did not finish' };
     });
-  }
-
-  async function decideStatus(all: PeerEnd[], verifyPassed: boolean | null): Promise<RunOutcome> {
-    const outcomes = all.flatMap((e) => (e.started ? [e.outcome] : []));
-    const cause = ctx.endCause?.() ?? null;
-    if (cause?.status === 'succeeded' && verifyPassed !== false) return cause;
-    const budgetHit = outcomes.find((o) => o.stopReason === 'budget_usd' || o.stopReason === 'budget_tokens');
-    if (budgetHit) return { status: 'budget_exhausted', reason: budgetHit.reason };
-    if (cause && cause.status !== 'succeeded') return cause;
-    if (outcomes.some((o) => o.stopReason === 'aborted'))
-      return { status: 'stopped', reason: 'stopped by request' };
-    const notStarted = all.filter((e): e is Extract<PeerEnd, { started: false }> => !e.started);
-    if (notStarted.length === all.length && notStarted[0])
-      return { status: 'failed', reason: `no peer could start: ${notStarted[0].error}` };
-    if (verifyPassed === true) {
-      return { status: 'succeeded', reason: `${outcomes.length} peer(s) finished and verify passed on main` };
-    }
-    if (verifyPassed === false)
-      return { status: 'failed', reason: `verify command failed on main: ${spec.verify}` };
-    const failed = outcomes.filter((o) => o.status !== 'done').length + notStarted.length;
-    return failed === 0
-      ? { status: 'succeeded', reason: `${outcomes.length} peer(s) finished` }
-      : { status: 'failed', reason: `${failed} of ${all.length} peer(s) did not finish` };
   }
 }

@@ -13,8 +13,8 @@ import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import { isKind } from '../core/events.js';
+import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
-import type { EndCause } from '../run/run-control.js';
 import { agentBranchName, SOLO_AGENT } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import { HUB_MAIN } from '../workspace/hub.js';
@@ -22,13 +22,14 @@ import { isAncestor, revParse } from '../workspace/integration/hub-git.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
+import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
 import {
   finalizeTeamRun,
-  hubMainVerifier,
   mergeApproval,
   openTeamRun,
   replayedBudget,
   type TeamRun,
+  verifyOnMain,
 } from './team-run.js';
 
 export const soloTopology: Topology = { name: 'solo', phases: soloPhases };
@@ -46,14 +47,16 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
     async prepare() {
       const opened = await workspace.open();
       if (!opened.ok) throw new Error(opened.error);
-      // A failed setup is logged (setup.finished) and reported by finalize; anything else is fatal.
+      // A failed setup is logged (setup.finished) and reported by finalize, and so is a run that ended
+      // (stop, deadline) before its agent's repository was ready; anything else is fatal.
       const ws = await workspace.forAgent(SOLO_AGENT);
-      if (!ws.ok && !(await failedSetup(log, spec.runId))) throw new Error(ws.error);
+      if (!ws.ok && !ctx.signal.aborted && !(await failedSetup(log, spec.runId))) throw new Error(ws.error);
     },
 
     async work() {
       if (await failedSetup(log, spec.runId)) return;
       const ws = await workspace.forAgent(SOLO_AGENT);
+      if (!ws.ok && ctx.signal.aborted) return;
       if (!ws.ok) throw new Error(ws.error);
       const { worktree } = ws.value;
       const history = await log.read(spec.runId, { agent: SOLO_AGENT });
@@ -113,10 +116,14 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
         const setup = await failedSetup(log, spec.runId);
         if (setup) return { status: 'failed', reason: `setup command failed (exit ${setup})` };
         const landing = await landWork(ctx, team);
-        const verifier = hubMainVerifier(ctx, team);
-        const verified = verifier ? await verifier.verify() : null;
-        const outcome = agentOutcome ?? (await loggedOutcome(log, spec.runId));
-        return decideStatus(ctx, outcome, landing, verified?.passed ?? null, ctx.endCause());
+        const verify = await verifyOnMain(ctx, team);
+        const outcome = agentOutcome ?? (await readLoggedOutcome(log, spec.runId, SOLO_AGENT));
+        return decideRunStatus({
+          ends: [decidingOutcome('the agent', outcome)],
+          endCause: ctx.endCause(),
+          verify,
+          landing,
+        });
       }),
   };
 }
@@ -186,40 +193,6 @@ async function landedBefore(log: EventLog, runId: string, commit: string): Promi
     events.filter(isKind('merge.requested')).flatMap((e) => (e.data.commit === commit ? [e.data.mr] : [])),
   );
   return events.filter(isKind('merge.landed')).some((e) => requested.has(e.data.mr));
-}
-
-function decideStatus(
-  ctx: RunContext,
-  outcome: Pick<AgentOutcome, 'status' | 'stopReason' | 'reason'> | null,
-  landing: Landing,
-  verifyPassed: boolean | null,
-  endCause: EndCause | null,
-): RunOutcome {
-  const { spec } = ctx;
-  if (!outcome) return { status: 'failed', reason: 'the agent did not finish' };
-  if (outcome.stopReason === 'budget_usd' || outcome.stopReason === 'budget_tokens') {
-    return { status: 'budget_exhausted', reason: outcome.reason };
-  }
-  if (outcome.stopReason === 'aborted') return endCause ?? { status: 'stopped', reason: outcome.reason };
-  if (outcome.status !== 'done') return { status: 'failed', reason: outcome.reason };
-  if (!landing.landed)
-    return { status: 'failed', reason: `the agent's work did not land: ${landing.reason}` };
-  if (verifyPassed === false) return { status: 'failed', reason: `verify command failed: ${spec.verify}` };
-  return {
-    status: 'succeeded',
-    reason: verifyPassed ? 'agent finished and verify passed' : 'agent finished',
-  };
-}
-
-async function loggedOutcome(log: EventLog, runId: string) {
-  const [finished] = await log.read(runId, { agent: SOLO_AGENT, kinds: ['agent.finished'], limit: 1 });
-  return finished
-    ? {
-        status: finished.data.status,
-        reason: finished.data.reason,
-        stopReason: finished.data.stopReason as AgentOutcome['stopReason'],
-      }
-    : null;
 }
 
 function firstLine(text: string): string {

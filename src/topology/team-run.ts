@@ -78,6 +78,16 @@ export function hubMainVerifier(ctx: RunContext, run: TeamRun): MainVerifier | n
   });
 }
 
+/** The verify command's result on hub main, as the run's verdict takes it (null: no verify command). */
+export async function verifyOnMain(
+  ctx: RunContext,
+  run: TeamRun,
+  verifier = hubMainVerifier(ctx, run),
+): Promise<{ command: string; passed: boolean } | null> {
+  if (!verifier || !ctx.spec.verify) return null;
+  return { command: ctx.spec.verify, passed: (await verifier.verify()).passed };
+}
+
 export async function finalizeTeamRun(
   ctx: RunContext,
   run: TeamRun,

@@ -38,7 +38,8 @@ import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
-import { finalizeTeamRun, hubMainVerifier, mergeApproval, openTeamRun, replayedBudget } from './team-run.js';
+import { type DecidingEnd, decideRunStatus } from './session/run-verdict.js';
+import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
 const READONLY_CHECKOUT = '.readonly-base';
@@ -296,36 +297,29 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
     },
 
     finalize: () =>
-      finalizeTeamRun(ctx, team, async () => {
-        const verifier = hubMainVerifier(ctx, team);
-        return decideStatus(outcome, verifier ? (await verifier.verify()).passed : null);
-      }),
+      finalizeTeamRun(ctx, team, async () =>
+        decideRunStatus({
+          ends: [await workflowEnd(outcome)],
+          endCause: ctx.endCause?.() ?? null,
+          verify: await verifyOnMain(ctx, team),
+        }),
+      ),
   };
 
-  async function decideStatus(
-    end: WorkflowOutcome | null,
-    verifyPassed: boolean | null,
-  ): Promise<RunOutcome> {
-    const finished = await log.read(spec.runId, {
-      kinds: ['agent.finished'],
-    });
+  /** The program's end as the run's verdict takes it (after a crash inside finalize: from the log). */
+  async function workflowEnd(end: WorkflowOutcome | null): Promise<DecidingEnd> {
+    const who = 'the workflow';
+    if (end && !end.ok && end.aborted) return { who, end: 'aborted', reason: 'stopped by request' };
+    const logged = end ?? (await loggedOutcome());
+    if (!logged) return { who, end: 'missing', reason: 'did not finish' };
+    if (logged.ok) return { who, end: 'done', reason: 'finished' };
+    const finished = await log.read(spec.runId, { kinds: ['agent.finished'] });
     const budgetHit = finished.find(
       (e) => e.data.stopReason === 'budget_usd' || e.data.stopReason === 'budget_tokens',
     );
-    if (end && !end.ok && end.aborted) return { status: 'stopped', reason: 'stopped by request' };
-    // After a crash inside finalize, the program's end comes from the log.
-    const logged = end ?? (await loggedOutcome());
-    if (!logged) return { status: 'failed', reason: 'the workflow did not finish' };
-    if (!logged.ok) {
-      if (budgetHit) return { status: 'budget_exhausted', reason: budgetHit.data.reason };
-      return { status: 'failed', reason: `workflow failed: ${logged.error}` };
-    }
-    if (verifyPassed === false)
-      return { status: 'failed', reason: `verify command failed on main: ${spec.verify}` };
-    return {
-      status: 'succeeded',
-      reason: verifyPassed ? 'workflow finished and verify passed on main' : 'workflow finished',
-    };
+    return budgetHit
+      ? { who, end: 'budget', reason: budgetHit.data.reason }
+      : { who, end: 'failed', reason: logged.error };
   }
 
   async function loggedOutcome(): Promise<WorkflowOutcome | null> {

@@ -6,9 +6,9 @@
  * `runSubagentTask` the owner runs in-process — Colony's own loop, or an external CLI that this
  * worker starts and serves (MCP and the model proxy) when the subagent's profile or the run names one.
  */
-import type { AgentOutcome } from '../agent/loop.js';
 import { profileWrites } from '../agent/profiles.js';
 import { isKind, type StoredEvent } from '../core/events.js';
+import type { AgentEnd } from '../run/agent-end.js';
 import type { RunSpec } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
 import {
@@ -20,15 +20,11 @@ import {
   subagentFrom,
 } from '../topology/orchestrated/subagent-task.js';
 
-export type TaskEnd =
-  | { started: true; outcome: AgentOutcome; steps: number }
-  | { started: false; error: string };
-
 export interface SubagentHost {
   /** A subagent's model as the lead defined it (undefined before its `subagent.created` was read). */
   modelOf(agent: string): string | undefined;
   /** `fresh`: the subagent never ran (its first task's first request goes without reading history). */
-  runTask(agent: string, task: string, signal: AbortSignal, options: { fresh: boolean }): Promise<TaskEnd>;
+  runTask(agent: string, task: string, signal: AbortSignal, options: { fresh: boolean }): Promise<AgentEnd>;
 }
 
 export function subagentHost(options: {
@@ -46,11 +42,12 @@ export function subagentHost(options: {
     modelOf: (agent) => lead.model(agent),
     async runTask(agent, task, signal, { fresh }) {
       const { definition, record } = await lead.find(agent, task);
-      if (!definition) return { started: false, error: `${agent} is not a subagent of run ${spec.runId}` };
+      if (!definition)
+        return { agent, started: false, error: `${agent} is not a subagent of run ${spec.runId}` };
       if (!record || record.data.agent !== agent)
-        return { started: false, error: `${task} is not a task of ${agent} in run ${spec.runId}` };
+        return { agent, started: false, error: `${task} is not a task of ${agent} in run ${spec.runId}` };
       const subagent = subagentFrom(definition.data, spec.profiles ?? {});
-      if (!subagent.ok) return { started: false, error: subagent.error };
+      if (!subagent.ok) return { agent, started: false, error: subagent.error };
       // A CLI-driven subagent works in a checkout of its own (its CLI's tools write), as in-process.
       const cli = (options.task.cli?.choiceFor(subagent.value) ?? null) !== null;
       const key =
@@ -66,7 +63,7 @@ export function subagentHost(options: {
         });
       }
       const built = await tools;
-      if (!built.ok) return { started: true, ...failedTask(built.error) };
+      if (!built.ok) return { agent, started: true, ...failedTask(built.error) };
       const ran = await runSubagentTask(
         options.task,
         subagent.value,
@@ -74,7 +71,7 @@ export function subagentHost(options: {
         built.tools,
         { knownFresh: fresh, signal, worktree: built.worktree },
       );
-      return { started: true, ...ran };
+      return { agent, started: true, ...ran };
     },
   };
 }

@@ -6,20 +6,14 @@
  * queue over HTTP. Opened on the run's first session here and closed when its last one ends.
  */
 import { join } from 'node:path';
-import { agentEnv } from '../agent/tools/env.js';
 import { CliHost } from '../agent-cli/index.js';
 import { issueAgentToken } from '../auth/index.js';
-import { AgentCoordination, type Coordination, directMessageInjector } from '../coord/index.js';
-import { eventOf } from '../core/events.js';
-import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
+import { AgentCoordination, type Coordination } from '../coord/index.js';
 import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
 import { type SessionInput, TOKEN_TTL_MS } from '../fleet/names.js';
 import { err, ok, type Result } from '../lang/result.js';
-import { RateGate } from '../run/rate-gate.js';
-import { gatedProviders, runCatalog } from '../run/run-catalog.js';
-import { openSandbox } from '../sandbox/index.js';
+import type { AgentEnd } from '../run/agent-end.js';
 import type { Store } from '../store/index.js';
-import { scrubbingLog } from '../store/scrubbing-log.js';
 import { withAfterMutation } from '../tool/after-mutation.js';
 import { loadRunSpec } from '../topology/execute-run.js';
 import { LEAD_AGENT } from '../topology/orchestrated/prompt.js';
@@ -31,11 +25,12 @@ import {
 import { agentCliAccess } from '../topology/peers/cli-access.js';
 import { PeerHost } from '../topology/peers/peer-host.js';
 import { peerNames } from '../topology/peers.js';
+import { openRunServices } from '../topology/session/run-services.js';
 import type { Emit } from '../topology/team-run.js';
 import { replayedBudget } from '../topology/team-run.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { integrationClient } from './integration-client.js';
-import { subagentHost, type TaskEnd } from './subagent-host.js';
+import { subagentHost } from './subagent-host.js';
 import { openMirror, workerHubUpstream } from './worker-hub.js';
 
 export interface WorkerRunOptions {
@@ -53,7 +48,7 @@ export interface WorkerRun {
    * Runs one session of this run (a peer, or a subagent's task) until it ends or `signal` aborts.
    * `fresh`: the agent never ran anywhere (no history to read or wait for).
    */
-  runSession(input: SessionInput, signal: AbortSignal, options: { fresh: boolean }): Promise<TaskEnd>;
+  runSession(input: SessionInput, signal: AbortSignal, options: { fresh: boolean }): Promise<AgentEnd>;
   fleet: FleetRun;
   workspace: RunWorkspace;
   emit: Emit;
@@ -75,20 +70,11 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   const spec = loaded.spec;
   if (spec.topology !== 'peers' && spec.topology !== 'orchestrated')
     return err(`run ${runId} is a ${spec.topology} run: fleet workers run peers and subagents only`);
-  const sandbox = await openSandbox(spec.sandbox, env);
-  if (!sandbox.ok) return err(`run ${runId} runs sandboxed, but not on this worker: ${sandbox.error}`);
-  const catalog = runCatalog(spec, env);
-  const built = catalog.provider(spec.model);
-  if (!built.ok) return err(`run ${runId}: ${built.error}`);
-  const scrubber = createScrubber(secretValuesFromEnv(env));
-  const log = scrubbingLog(store.log, scrubber);
-  const emit: Emit = (kind, data, agent = null) =>
-    log.append(eventOf(runId, agent, kind, scrubber.scrubValue(data)));
-  const gate = new RateGate({
-    onShrink: ({ value, used }) => {
-      void emit('limit.hit', { limit: 'model_concurrency', value, used }).catch(() => {});
-    },
-  });
+  const services = await openRunServices({ spec, store, log: store.log, coord: options.coord, env });
+  if (!services.ok) return err(`run ${runId} cannot run on this worker: ${services.error}`);
+  const { scrubber, log, emit, gate, provider, commandEnv, injectorFor } = services.value;
+  const providerFor = services.value.providerForModel;
+  const { sandbox } = services.value;
 
   const runDir = join(options.dir, 'runs', runId);
   const mirrorPath = join(runDir, 'hub.git');
@@ -123,7 +109,6 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     hubUrl: () => `${fleet.hubUrl}/git/${runId}/hub.git`,
     tokenFor,
   });
-  const commandEnv = agentEnv(env);
   const workspace = new RunWorkspace({
     runId,
     runDir,
@@ -132,7 +117,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     log,
     setup: spec.setup,
     env: commandEnv,
-    sandbox: sandbox.value,
+    sandbox,
     upstream,
   });
   const stopper = new AbortController();
@@ -159,13 +144,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     if (!pushed.ok) await emit('warning', { message: `${agent}: ${pushed.error}` }, agent);
   };
   const budget = await replayedBudget({ spec, log });
-  const modelUpstream = (model: string) => {
-    const found = catalog.upstream(model);
-    return found.ok ? found.upstream : undefined;
-  };
-  const provider = gate.wrap(built.provider);
-  const providerFor = gatedProviders(catalog, gate, provider);
-  const injectorFor = (agent: string) => directMessageInjector(options.coord.messages, runId, agent);
+  const modelUpstream = services.value.upstream;
   const peers =
     spec.topology === 'peers'
       ? new PeerHost({
@@ -176,7 +155,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
           provider,
           providerForModel: providerFor,
           commandEnv,
-          sandbox: sandbox.value,
+          sandbox,
           coord: options.coord,
           budget,
           signal: stopper.signal,
@@ -210,7 +189,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
             }),
             { runId, deadlineAt: spec.deadlineAt, log, budget, scrubber },
           ),
-          sandbox: sandbox.value,
+          sandbox,
           baseEnv: commandEnv,
         }
       : null;
@@ -234,7 +213,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     tools: {
       runId,
       log,
-      bash: { baseEnv: commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: sandbox.value },
+      bash: { baseEnv: commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox },
       hubPath: workspace.hubPath,
       forAgent: (agent) => workspace.forAgent(agent),
       queueFor: portFor,
@@ -246,7 +225,12 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     runId,
     async runSession(input, signal, options) {
       if (input.task === undefined) {
-        if (!peers) return { started: false, error: `run ${runId} has no peers (a session without a task)` };
+        if (!peers)
+          return {
+            agent: input.agent,
+            started: false,
+            error: `run ${runId} has no peers (a session without a task)`,
+          };
         const end = await peers.runPeer(input.agent, signal);
         return end.started ? { ...end, steps: end.outcome.steps } : end;
       }
@@ -268,6 +252,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     setEpoch: (agent, epoch) => epochs.set(agent, epoch),
     pushWip: (agent) => upstream.pushWip(agent, workspace.repoOf(agent)),
     close: () => {
+      services.value.close();
       coordination?.stop();
       peers?.stop();
     },

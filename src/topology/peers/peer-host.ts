@@ -8,16 +8,16 @@
  */
 
 import type { Budget } from '../../agent/budget.js';
-import type { AgentOutcome } from '../../agent/loop.js';
 import { runAgent } from '../../agent/loop.js';
 import { toolsForProfile } from '../../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../../agent/repo-summary.js';
 import { type AgentCliAccess, CliHost } from '../../agent-cli/index.js';
 import { type Coordination, createCoordinationTools } from '../../coord/index.js';
-import { type EventInput, isKind, type StoredEvent } from '../../core/events.js';
+import { type EventInput, isKind } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
 import type { Result } from '../../lang/result.js';
 import type { Message, Provider } from '../../model/types.js';
+import { type AgentEnd, loggedOutcome } from '../../run/agent-end.js';
 import type { AgentCliChoice, RunSpec } from '../../run/run-spec.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { EventLog } from '../../store/types.js';
@@ -40,10 +40,6 @@ import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix 
 import { NUDGE_TEXT, startWatchdog, type Watchdog } from './watchdog.js';
 
 export const DEFAULT_IDLE_MS = 5 * 60_000;
-
-export type PeerEnd =
-  | { agent: string; started: true; outcome: AgentOutcome }
-  | { agent: string; started: false; error: string };
 
 /** Where a host's peers work: their repositories and the hub they sync with. */
 export interface PeerWorkspace {
@@ -148,7 +144,7 @@ export class PeerHost {
    * Runs one peer until it finishes (a peer that already finished returns at once; one with a log
    * replays it). `signal` ends this peer alone (a fleet worker that lost the session).
    */
-  async runPeer(agent: string, signal?: AbortSignal): Promise<PeerEnd> {
+  async runPeer(agent: string, signal?: AbortSignal): Promise<AgentEnd> {
     const { spec, coord } = this.options;
     const log = this.log;
     const template = this.template;
@@ -156,7 +152,7 @@ export class PeerHost {
     const history = await log.read(spec.runId, { agent });
     const started = history.find(isKind('agent.started'));
     const finished = history.find(isKind('agent.finished'));
-    if (finished) return { agent, started: true, outcome: outcomeOf(finished) };
+    if (finished) return { agent, started: true, outcome: loggedOutcome(finished) };
     // A peer may have a model and a step cap of its own (spec.peerSettings).
     const own = peerModel(spec, agent);
     const model =
@@ -325,15 +321,4 @@ export function cliOf(spec: RunSpec, agent: string): AgentCliChoice | null {
   return !cli.agents || cli.agents.includes(agent)
     ? { kind: cli.kind, ...(cli.command ? { command: cli.command } : {}) }
     : null;
-}
-
-export function outcomeOf(event: StoredEvent<'agent.finished'>): AgentOutcome {
-  const d = event.data;
-  return {
-    status: d.status,
-    stopReason: d.stopReason as AgentOutcome['stopReason'],
-    reason: d.reason,
-    steps: d.steps,
-    finalText: d.finalText,
-  };
 }
