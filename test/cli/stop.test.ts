@@ -95,7 +95,7 @@ describe('colony run --deadline', () => {
     const run = startLoopingRun(['--deadline', '2s']);
     expect(await run.closed).toBe(1);
     const summary = lastJsonLine(run.output());
-    expect(summary, JSON.stringify(summary)).toMatchObject({ status: "deadline_exceeded" });
+    expect(summary, JSON.stringify(summary)).toMatchObject({ status: 'deadline_exceeded' });
     // Said as a clock time a person reads, not as an ISO timestamp.
     expect(summary.reason).toMatch(
       /^its deadline passed \(--deadline: it could run until \d\d:\d\d:\d\d UTC on \d{4}-\d\d-\d\d\)$/,
