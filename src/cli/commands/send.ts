@@ -1,4 +1,5 @@
 import { createCoordination, USER_SENDER } from '../../coord/index.js';
+import { isRunInterrupted } from '../../run/interrupted.js';
 import { checkUserMessage } from '../../topology/recipients.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
@@ -10,7 +11,8 @@ agent's very next model request, ahead of everything else. A channel message (--
 every agent) is delivered at the agents' next gather step (message_read or context_read). A message
 to a finished run, or to a name that is not an agent of the run (or to one that has finished), is
 refused, and so is a channel message no agent would read (a solo run's agent has no gather step; a
-named channel needs a working member).`;
+named channel needs a working member). A message to an interrupted run (its process is gone) is kept
+and read once colony resume RUN resumes it.`;
 
 export async function sendCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -55,6 +57,11 @@ export async function sendCommand(argv: string[]): Promise<number> {
       process.stdout.write(
         `sent message ${sent.value.id} to ${values.to ? `agent ${values.to}` : `channel ${values.channel}`} of run ${runId}\n`,
       );
+      // Kept for the run, but nothing reads it until a process executes the run again.
+      if (await isRunInterrupted(store, runId))
+        process.stdout.write(
+          `run ${runId} is interrupted (its process is gone): the message is read once colony resume ${runId} resumes it\n`,
+        );
       return 0;
     } finally {
       await coord.close();
