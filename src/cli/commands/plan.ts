@@ -9,8 +9,8 @@ import {
   formatPlan,
   type LoadedGraph,
   loadRunGraph,
-  type PlanOptions,
   type PlanReport,
+  type PlanSettings,
   parseTaskFile,
   planPage,
   planRun,
@@ -18,7 +18,7 @@ import {
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure, withStore } from '../store-access.js';
 
-export const PLAN_HELP = `colony plan RUN [--json] [--html FILE] [--sizes 1,2,4,8,16] [--seed N] [--samples N]
+export const PLAN_HELP = `colony plan RUN [--json] [--html FILE] [--sizes 1,2,3,…] [--seed N] [--samples N]
 colony plan --tasks FILE.json [--json] [--html FILE] [--sizes …] [--seed N] [--samples N]
 colony plan --check RUN [--from OTHER_RUN] [--json] [--seed N] [--samples N]
 colony plan --check-eval DIR [--json] [--seed N] [--samples N]
@@ -28,8 +28,9 @@ How big a team the work could use (docs/eval.md, "colony plan"): the task graph 
 board: its claimed tasks; otherwise one task per agent) or of a task file written before any run
 (--tasks: {"v":1,"tasks":[{"id","estimateMs","after":[],"files":[]}]}); work and span, per team size
 the Brent bounds, a critical-path-first list schedule (tasks whose files overlap never run together),
-Monte-Carlo p10/p50/p90 makespan and cost, and the recommended size. --html writes the charts as one
-self-contained page. Read-only.
+Monte-Carlo p10/p50/p90 makespan and cost, and the recommended size. Sizes: every size from 1 up to
+the most tasks that can run at once (dense to 32, then doubling), or --sizes. --html writes the
+charts as one self-contained page. Read-only.
 
 --check RUN: predicted against measured makespan and cost of a finished run, at its own team size,
 from its own task graph or --from another run's (e.g. a solo run of the same goal forecasting a
@@ -39,8 +40,9 @@ error statistics.`;
 
 const CHECK_SAMPLES = 1000;
 
-function sizesFlag(value: string | undefined): number[] {
-  if (value === undefined) return [...DEFAULT_PLAN_OPTIONS.sizes];
+/** --sizes, or undefined: every size up to the task count (planSizes). */
+function sizesFlag(value: string | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
   const sizes = value.split(',').map((s) => numberFlag(s.trim(), 'sizes', 'int') ?? 0);
   return [...new Set(sizes)].sort((a, b) => a - b);
 }
@@ -80,10 +82,10 @@ export async function planCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const sizes = sizesFlag(values.sizes);
-  if (sizes.length === 0) throw new UsageError('plan: --sizes needs at least one team size');
-  const options: PlanOptions = {
+  if (sizes?.length === 0) throw new UsageError('plan: --sizes needs at least one team size');
+  const options: PlanSettings = {
     ...DEFAULT_PLAN_OPTIONS,
-    sizes,
+    ...(sizes ? { sizes } : {}),
     seed: numberFlag(values.seed, 'seed', 'int') ?? DEFAULT_PLAN_OPTIONS.seed,
     samples: numberFlag(values.samples, 'samples', 'int') ?? DEFAULT_PLAN_OPTIONS.samples,
   };

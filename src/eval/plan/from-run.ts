@@ -17,6 +17,7 @@
  */
 import type { StoredEvent } from '../../core/events.js';
 import { foldEvents, type RunState } from '../../view/run-state.js';
+import { viewAgents } from '../../view/run-view.js';
 import { summarise } from '../../view/summary.js';
 import { boardTasks, hasBoard } from './from-board.js';
 import { workflowTasks } from './from-workflow.js';
@@ -130,7 +131,8 @@ export function taskGraphOf(runId: string, events: readonly StoredEvent[]): Task
     measured: {
       wallClockMs: summary.wallClockMs,
       costUsd: summary.costUsd,
-      agents: state.agents.size,
+      // The run's agents as every view shows them: a sender such as the integration queue is not one.
+      agents: viewAgents(state, state.lastMs).length,
       teamSize: teamSizeOf(state, source, tasks),
       activeMs: activeSpan(tasks),
     },

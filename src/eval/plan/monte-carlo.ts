@@ -9,7 +9,7 @@
 import { seededRandom } from '../../core/random.js';
 import type { Conflicts } from './conflicts.js';
 import { work } from './graph-math.js';
-import { listSchedule } from './list-schedule.js';
+import { listScheduler } from './list-schedule.js';
 import type { PlanTask } from './task-graph.js';
 
 export interface Quantiles {
@@ -68,8 +68,9 @@ export function monteCarlo(tasks: readonly PlanTask[], options: MonteCarloOption
       costs.push(
         observedWork > 0 ? (options.costUsd * work(tasks, durations)) / observedWork : options.costUsd,
       );
+    const schedule = listScheduler(tasks, { durations, conflicts: options.conflicts });
     options.sizes.forEach((p, i) => {
-      makespans[i]?.push(listSchedule(tasks, p, { durations, conflicts: options.conflicts }).makespanMs);
+      makespans[i]?.push(schedule(p).makespanMs);
     });
   }
   const cost = options.costUsd === null ? null : quantiles(costs);

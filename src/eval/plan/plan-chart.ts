@@ -116,14 +116,12 @@ export function renderMakespanChart(report: PlanReport): string {
   return frame(f, body);
 }
 
+/** Ticks at the powers of two and the largest size: every size 1 … 32 would crowd the log axis. */
 function teamSizeAxis(x: (p: number) => number, rows: readonly { p: number }[]): string {
-  return bottomAxis(
-    PLOT,
-    x,
-    rows.map((r) => r.p),
-    String,
-    'team size (agents)',
-  );
+  const sizes = rows.map((r) => r.p);
+  const last = sizes[sizes.length - 1];
+  const ticks = sizes.filter((p) => (p & (p - 1)) === 0 || p === last);
+  return bottomAxis(PLOT, x, ticks, String, 'team size (agents)');
 }
 
 export function renderCostChart(report: PlanReport): string {

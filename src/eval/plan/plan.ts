@@ -11,18 +11,38 @@ import { type Recommendation, recommendSize } from './recommend.js';
 import type { GraphSource, TaskGraph } from './task-graph.js';
 
 export interface PlanOptions {
+  /** The team sizes planned (default: planSizes of the task count). */
   sizes: readonly number[];
   seed: number;
   samples: number;
   sigma: number;
 }
 
-export const DEFAULT_PLAN_OPTIONS: PlanOptions = {
-  sizes: [1, 2, 4, 8, 16],
+/** What a caller gives planRun: the sizes are optional (the sizes that matter for the graph). */
+export type PlanSettings = Omit<PlanOptions, 'sizes'> & { sizes?: readonly number[] };
+
+export const DEFAULT_PLAN_OPTIONS: PlanSettings = {
   seed: 1,
   samples: 200,
   sigma: 0.5,
 };
+
+/** Every size up to this is planned; past it, the sizes double (a row per size would not be read). */
+const EVERY_SIZE_UP_TO = 32;
+
+/**
+ * The team sizes that matter up to `width` agents (at most the task count: more agents than tasks
+ * have nothing to do): every size from 1, up to 32; beyond, doubling, ending at `width` itself. A
+ * ladder of powers of two alone missed sizes: 3 independent tasks were recommended 4 agents.
+ */
+export function planSizes(width: number): number[] {
+  const top = Math.max(1, width);
+  const sizes: number[] = [];
+  for (let p = 1; p <= Math.min(top, EVERY_SIZE_UP_TO); p++) sizes.push(p);
+  for (let p = EVERY_SIZE_UP_TO * 2; p < top; p *= 2) sizes.push(p);
+  if (top > EVERY_SIZE_UP_TO) sizes.push(top);
+  return sizes;
+}
 
 export interface PlanRow {
   p: number;
@@ -56,11 +76,14 @@ export interface PlanReport {
   recommendation: Recommendation | null;
 }
 
-export function planRun(graph: TaskGraph, options: PlanOptions = DEFAULT_PLAN_OPTIONS): PlanReport {
+export function planRun(graph: TaskGraph, settings: PlanSettings = DEFAULT_PLAN_OPTIONS): PlanReport {
   const { tasks } = graph;
+  const conflicts = fileConflicts(tasks);
+  // The sizes that matter: up to the most tasks that can run at once (an unbounded team's peak).
+  const width = () => listSchedule(tasks, Math.max(1, tasks.length), { conflicts }).peakAgents;
+  const options: PlanOptions = { ...settings, sizes: settings.sizes ?? planSizes(width()) };
   const workMs = work(tasks);
   const spanMs = span(tasks);
-  const conflicts = fileConflicts(tasks);
   const chain = criticalChain(tasks);
   const stepsOf = new Map(tasks.map((t) => [t.id, t.steps]));
   const mc = monteCarlo(tasks, {

@@ -1,7 +1,7 @@
 /** The task graph of an orchestrated run, from events shaped like its log (no store, no model). */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../../src/core/events.js';
-import { planRun, taskGraphOf } from '../../../src/eval/plan/index.js';
+import { formatPlan, planRun, planSizes, taskGraphOf } from '../../../src/eval/plan/index.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 let seq = 0;
@@ -114,5 +114,65 @@ describe('the task graph of an orchestrated run', () => {
     expect(two?.scheduleNoConflictMs).toBe(6000);
     expect(two?.scheduleMs).toBe(8000);
     expect(two?.conflictPenaltyMs).toBe(2000);
+  });
+});
+
+/** A peers run of three peers, one independent 2 s task each, and the queue's message. */
+function peersRun(): StoredEvent[] {
+  const started = (agent: string, at: number) =>
+    ev(
+      agent,
+      'agent.started',
+      { profile: 'peer', model: 'm', task: 'g', system: '', tools: [], maxSteps: 9 },
+      at,
+    );
+  return [
+    ev(
+      null,
+      'run.started',
+      { topology: 'peers', goal: 'g', repo: '/r', base: 'HEAD', model: 'm', config: { agents: 3 } },
+      0,
+    ),
+    ...['peer-1', 'peer-2', 'peer-3'].flatMap((peer) => [
+      started(peer, 10),
+      ev(peer, 'model.response', response(1, 2000, []), 2010),
+    ]),
+    // The integration queue tells a peer its merge landed: a sender, not an agent.
+    ev('integration', 'message.sent', { id: 1, to: 'peer-1', channel: null, text: 'landed' }, 1500),
+    ev(null, 'run.finished', { status: 'succeeded', reason: 'done' }, 3100),
+  ];
+}
+
+describe('the plan of a peers run (issue 33)', () => {
+  it('counts only agents: the integration queue is a sender, not a fourth agent', () => {
+    const graph = taskGraphOf('r', peersRun());
+    expect(graph.source).toBe('agents');
+    expect(graph.tasks).toHaveLength(3);
+    expect(graph.measured).toMatchObject({ agents: 3, teamSize: 3 });
+    expect(formatPlan(planRun(graph, { sizes: [1, 3], seed: 1, samples: 10, sigma: 0.5 }))).toContain(
+      'with team size 3 of 3 agents',
+    );
+  });
+
+  it('plans every team size up to the task count by default, so 3 independent tasks get 3 agents', () => {
+    const report = planRun(taskGraphOf('r', peersRun()));
+    expect(report.rows.map((r) => r.p)).toEqual([1, 2, 3]);
+    expect(report.options.sizes).toEqual([1, 2, 3]);
+    expect(report.recommendation?.p).toBe(3);
+  });
+
+  it('stops at the most tasks that can run at once: two of three share a file, so 2 agents', () => {
+    const graph = taskGraphOf('r', peersRun());
+    const shared = graph.tasks.map((t, i) => ({ ...t, files: i < 2 ? ['src/a.ts'] : ['src/b.ts'] }));
+    const report = planRun({ ...graph, tasks: shared });
+    expect(report.rows.map((r) => r.p)).toEqual([1, 2]);
+  });
+
+  it('plans sizes 1 … 32 densely, then doubling, ending at the width', () => {
+    expect(planSizes(0)).toEqual([1]);
+    expect(planSizes(1)).toEqual([1]);
+    expect(planSizes(5)).toEqual([1, 2, 3, 4, 5]);
+    expect(planSizes(40)).toEqual([...Array.from({ length: 32 }, (_, i) => i + 1), 40]);
+    expect(planSizes(300).slice(31)).toEqual([32, 64, 128, 256, 300]);
   });
 });

@@ -28,6 +28,15 @@ describe('critical-path-first list schedule', () => {
     expect(listSchedule(tasks, 2).makespanMs).toBe(4000);
   });
 
+  it('reports the most agents busy at once: past it, more agents change nothing', () => {
+    expect(listSchedule(chain, 8).peakAgents).toBe(1);
+    expect(listSchedule(forkJoin, 8).peakAgents).toBe(3);
+    expect(listSchedule(forkJoin, 2).peakAgents).toBe(2);
+    expect(listSchedule(independent, 16).peakAgents).toBe(4);
+    const shared = independent.map((t) => ({ ...t, files: ['src/one.ts'] }));
+    expect(listSchedule(shared, 16, { conflicts: fileConflicts(shared) }).peakAgents).toBe(1);
+  });
+
   it('stays within the Brent bounds without conflicts', () => {
     for (const tasks of [chain, forkJoin, independent])
       for (const p of [1, 2, 3, 4, 16]) {
