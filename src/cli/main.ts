@@ -28,7 +28,8 @@ usage: colony <command> [options]
   serve              the live web dashboard and JSON API (--port 7420, --host)
   stop RUN           stop a run (its process ends it as stopped)
   worker             join a fleet: execute agents of runs started with --workers (--slots, --name)
-  mcp                one agent's coordination tools as an MCP server on stdio (COLONY_AGENT_TOKEN)
+  mcp                one agent's coordination tools as an MCP server on stdio (COLONY_AGENT_TOKEN;
+                     mcp token RUN --agent NAME issues one)
   clean              remove hubs/worktrees of finished runs (--older-than 7d)
 
 Exit codes: 0 succeeded, 1 any other final status or failure, 2 usage or configuration error.

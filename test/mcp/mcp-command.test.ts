@@ -124,3 +124,64 @@ describe('colony mcp (stdio)', () => {
     expect(help.stdout).toContain('COLONY_AGENT_TOKEN');
   });
 });
+
+describe('colony mcp token', () => {
+  it('issues an agent token that colony mcp serves, and says how to get one where a token is missing', async () => {
+    const issued = await colony(['mcp', 'token', runId, '--agent', 'ext-9', '--ttl', '2h']);
+    expect(issued.code, issued.stderr).toBe(0);
+    // The token alone on stdout (for COLONY_AGENT_TOKEN=$(colony mcp token …)); what it is on stderr.
+    expect(issued.stdout).toMatch(/^colony_at_[A-Za-z0-9_.-]+\n$/);
+    expect(issued.stderr).toMatch(/token of agent ext-9 in run .* expires at .*mcp scope only/);
+    const client = new Client({ name: 'colony-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [COLONY_BIN, 'mcp'],
+        env: { ...(process.env as Record<string, string>), COLONY_AGENT_TOKEN: issued.stdout.trim() },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const me = JSON.parse((await call(client, 'whoami')).text) as Record<string, unknown>;
+      expect(me).toMatchObject({ agent: 'ext-9', run: runId, scopes: ['mcp'] });
+      // About two hours from now.
+      expect(Number(me.expiresInSeconds)).toBeGreaterThan(7000);
+      expect(Number(me.expiresInSeconds)).toBeLessThanOrEqual(7200);
+    } finally {
+      await client.close();
+    }
+
+    // Where a token is missing, the way to get one is named.
+    const missing = await colony(['mcp'], { env: { COLONY_AGENT_TOKEN: '' } });
+    expect(missing.stderr).toContain('colony mcp token RUN --agent NAME');
+    const help = await colony(['mcp', '--help']);
+    expect(help.stdout).toContain('colony mcp token RUN --agent NAME');
+    expect((await colony(['--help'])).stdout).toContain('mcp token');
+  });
+
+  it('refuses what it cannot issue, with the reason', async () => {
+    const reserved = await colony(['mcp', 'token', runId, '--agent', 'user']);
+    expect(reserved.code).toBe(2);
+    expect(reserved.stderr).toMatch(/"user" is reserved/);
+    const noAgent = await colony(['mcp', 'token', runId]);
+    expect(noAgent.code).toBe(2);
+    expect(noAgent.stderr).toContain('--agent NAME');
+    const unknown = await colony(['mcp', 'token', 'no-such-run', '--agent', 'ext-9']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('no such run: no-such-run');
+    // A run that keeps no token secret (not started with --workers) cannot have one.
+    const plain = testRunId('mcp-plain');
+    const created = await store.runs.createRun({
+      runId: plain,
+      topology: 'peers',
+      goal: 'g',
+      repo: '/nonexistent',
+    });
+    if (!created.ok) throw new Error(created.error);
+    const noSecret = await colony(['mcp', 'token', plain, '--agent', 'ext-9']);
+    expect(noSecret.code).toBe(1);
+    expect(noSecret.stderr).toContain('keeps no agent-token secret');
+    expect(noSecret.stdout).toBe('');
+    await store.runs.setRunStatus(plain, 'stopped');
+  });
+});

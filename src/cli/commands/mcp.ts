@@ -6,15 +6,18 @@ import type { EventLog } from '../../store/types.js';
 import { parseFlags, UsageError } from '../args.js';
 import { checkRunAgentToken } from '../mcp-token.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
+import { mcpTokenCommand } from './mcp-token.js';
 
 export const MCP_HELP = `colony mcp
+colony mcp token RUN --agent NAME [--ttl 24h]
 
 Serves Colony's coordination tools to one agent as an MCP server on stdin/stdout: an agent CLI
 (Claude Code, …) starts it as its MCP server and joins a run as a peer. The agent and the run are
 the ones named by the agent's token, which is read from the environment only:
 
   COLONY_AGENT_TOKEN   the agent's token (colony_at_…, with the mcp scope). Never on the command
-                       line: other users of the machine can read a process's arguments
+                       line: other users of the machine can read a process's arguments.
+                       Get one with: colony mcp token RUN --agent NAME (colony mcp token --help)
   COLONY_DATABASE_URL  the run's Postgres (default: the embedded one under $COLONY_HOME)
 
 Tools: whoami (agent, run, token expiry), context_post, context_read, context_unfold,
@@ -32,6 +35,7 @@ Example (an MCP client's server entry):
   {"command": "colony", "args": ["mcp"], "env": {"COLONY_AGENT_TOKEN": "colony_at_…"}}`;
 
 export async function mcpCommand(argv: string[]): Promise<number> {
+  if (argv[0] === 'token') return mcpTokenCommand(argv.slice(1));
   if (argv.some((arg) => arg.includes(AGENT_TOKEN_PREFIX)))
     throw new UsageError(
       'mcp: never pass a token on the command line (other users can read it): set COLONY_AGENT_TOKEN',
@@ -44,7 +48,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`mcp: unexpected argument "${positionals[0]}"`);
   const token = process.env.COLONY_AGENT_TOKEN?.trim() ?? '';
   if (token === '')
-    throw new UsageError("mcp: set COLONY_AGENT_TOKEN to the agent's token (colony mcp --help)");
+    throw new UsageError(
+      "mcp: set COLONY_AGENT_TOKEN to the agent's token; get one with colony mcp token RUN --agent NAME",
+    );
   const runId = unverifiedTokenRun(token);
   if (runId === null) throw new CliFailure('mcp: COLONY_AGENT_TOKEN is not a Colony agent token');
 
