@@ -37,6 +37,8 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
       return `agent started (${d.profile}, ${d.model})`;
     case 'agent.finished':
       return `agent finished: ${d.status} (${d.reason}) after ${d.steps} steps`;
+    case 'agent.cli':
+      return agentCliText(event.data);
     case 'model.response': {
       const turn = event.data.turn;
       const calls = turn.toolCalls.map((c) => c.name).join(', ');
@@ -66,6 +68,22 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
       return `warning: ${d.message}`;
     default:
       return describeTeamEvent(event.kind, d);
+  }
+}
+
+/** Which external agent CLI (claude-code, codex, cmd) did what. */
+function agentCliText(d: StoredEvent<'agent.cli'>['data']): string {
+  const cli = `agent CLI ${d.cli}`;
+  switch (d.event) {
+    case 'started':
+      return `${cli} started${d.pid ? ` (pid ${d.pid})` : ''}`;
+    case 'session':
+      return `${cli} session ${d.sessionId ?? '(none)'}`;
+    case 'exited':
+      if (d.detail) return `${cli} exited: ${d.detail}`;
+      return `${cli} exited${d.exitCode === undefined || d.exitCode === null ? '' : ` with code ${d.exitCode}`}`;
+    case 'restarted':
+      return `${cli} restarted (restart ${d.restart ?? '?'})${d.detail ? `: ${d.detail}` : ''}`;
   }
 }
 

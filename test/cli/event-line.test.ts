@@ -50,6 +50,31 @@ describe('formatEvent', () => {
     expect(line).toContain('12+3000 cached + 1500 cache writes in, 40 out');
   });
 
+  it('says which agent CLI did what, never a bare "agent cli"', () => {
+    const cli = (data: EventInput<'agent.cli'>['data']) =>
+      formatEvent(stored({ runId: 'r', agent: 'peer-2', kind: 'agent.cli', data })) ?? '';
+    expect(cli({ cli: 'claude-code', event: 'started', pid: 4242 })).toMatch(
+      /\[peer-2\] agent CLI claude-code started \(pid 4242\)$/,
+    );
+    expect(cli({ cli: 'codex', event: 'session', sessionId: 'sess-9' })).toMatch(
+      /agent CLI codex session sess-9$/,
+    );
+    expect(cli({ cli: 'cmd', event: 'exited', exitCode: 3 })).toMatch(/agent CLI cmd exited with code 3$/);
+    expect(cli({ cli: 'claude-code', event: 'exited', exitCode: null, detail: 'SIGKILL' })).toMatch(
+      /agent CLI claude-code exited: SIGKILL$/,
+    );
+    expect(
+      cli({
+        cli: 'codex',
+        event: 'restarted',
+        restart: 1,
+        detail: 'exited 137 before its result; resuming session s1',
+      }),
+    ).toMatch(/agent CLI codex restarted \(restart 1\): exited 137 before its result; resuming session s1$/);
+    for (const event of ['started', 'session', 'exited', 'restarted'] as const)
+      expect(cli({ cli: 'codex', event })).not.toMatch(/agent cli\b/);
+  });
+
   it('says where a fleet run places an agent, a takeover and a lost worker', () => {
     const placed = (epoch: number, takeover: boolean) =>
       formatEvent(
