@@ -6,6 +6,7 @@
  */
 export const unitFiles: readonly string[] = [
   'test/agent-cli/crash-signals.test.ts',
+  'test/agent/budget.test.ts',
   'test/agent/conversation.test.ts',
   'test/agent/direct-message.test.ts',
   'test/agent/paths.test.ts',
@@ -74,6 +75,7 @@ export const unitFiles: readonly string[] = [
   'test/topology/session/run-verdict.test.ts',
   'test/view/charts.test.ts',
   'test/view/fleet-placement.test.ts',
+  'test/view/limit-text.test.ts',
   'test/view/one-fold.test.ts',
   'test/view/summary-metrics.test.ts',
   'test/view/timeline-colours.test.ts',

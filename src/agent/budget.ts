@@ -86,6 +86,21 @@ export class Budget {
   }
 }
 
+/**
+ * A hit in words that say what happened: the spend already past the limit is "exceeded" (the call in
+ * flight overshot it), the spend exactly at it "reached", and only a limit the next call could pass
+ * "would be exceeded".
+ */
+export function budgetHitText(hit: BudgetHit): string {
+  const what =
+    hit.used > hit.value
+      ? 'exceeded'
+      : hit.used === hit.value
+        ? 'reached'
+        : 'would be exceeded by the next call';
+  return `${hit.limit} of ${hit.value} ${what} (used ${hit.used})`;
+}
+
 export function totalTokens(usage: Usage): number {
   return usage.input + (usage.cachedInput ?? 0) + (usage.cacheWrite ?? 0) + usage.output;
 }

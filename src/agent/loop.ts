@@ -9,7 +9,7 @@ import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
 import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
-import type { Budget, BudgetHit } from './budget.js';
+import { type Budget, type BudgetHit, budgetHitText } from './budget.js';
 import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
 import { isFencedStop } from './fence.js';
@@ -199,7 +199,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
         ...base,
         status: 'stopped',
         stopReason: hit.limit,
-        reason: `${hit.limit} of ${hit.value} would be exceeded (used ${hit.used})`,
+        reason: budgetHitText(hit),
         limit: hit,
       });
     }

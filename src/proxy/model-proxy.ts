@@ -13,7 +13,7 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Budget } from '../agent/budget.js';
+import { type Budget, budgetHitText } from '../agent/budget.js';
 import type { AgentTokenClaims } from '../auth/index.js';
 import { createScrubber, type Scrubber } from '../core/secrets.js';
 import type { Upstream } from '../model/catalog.js';
@@ -152,7 +152,7 @@ async function handle(
   const hit = await run.budget.check(estimate, upstream.model.prices?.input ?? null);
   if (hit) {
     await meter.limit(agent, hit);
-    const why = `the run's budget is spent: ${hit.limit} of ${hit.value} would be exceeded (used ${hit.used})`;
+    const why = `the run's budget does not allow this call: ${budgetHitText(hit)}`;
     return sendError(res, wire, 402, `${why}; Colony refuses this agent's model calls`);
   }
 

@@ -13,9 +13,15 @@ export function limitHitText(hit: LimitHitFacts): string {
   switch (hit.limit) {
     case 'model_concurrency':
       return `the provider asked to slow down (429 rate limit): model requests at once lowered to ${hit.value} (${hit.used} were in flight)`;
+    // A budget is checked before each call: the spend may already be past it (a call in flight
+    // overshot), exactly at it, or below it with the next call able to pass it.
     case 'budget_usd':
+      if (hit.used > hit.value) return `money budget exceeded: $${round(hit.used)} spent of $${hit.value}`;
+      if (hit.used === hit.value) return `money budget used up: $${round(hit.used)} of $${hit.value}`;
       return `money budget reached: the next call could pass $${hit.value} ($${round(hit.used)} spent)`;
     case 'budget_tokens':
+      if (hit.used > hit.value) return `token budget exceeded: ${hit.used} tokens used of ${hit.value}`;
+      if (hit.used === hit.value) return `token budget used up: ${hit.used} tokens of ${hit.value}`;
       return `token budget reached: the next call could pass ${hit.value} tokens (${hit.used} used)`;
     case 'max_steps':
       return `step cap reached: ${hit.used} of ${hit.value} steps`;

@@ -155,6 +155,20 @@ describe('runAgent', () => {
     expect(outcome.stopReason).toBe('budget_tokens');
     // 500 tokens per call: the third call would start at 1,000 used.
     expect(provider.calls()).toBe(2);
+    expect(outcome.reason).toBe('budget_tokens of 1000 reached (used 1000)');
+  });
+
+  it('says the budget was exceeded when the call in flight already passed it (issue 33)', async () => {
+    const runId = testRunId('loop-budget-over');
+    const turn: ScriptedTurn = {
+      toolCalls: [{ name: 'ls', arguments: {} }],
+      usage: { input: 400, output: 100 },
+    };
+    const { agentSpec, provider } = spec(runId, [turn, turn]);
+    const outcome = await runAgent(agentSpec, deps({ budget: new Budget({ tokens: 300 }) }));
+    expect(provider.calls()).toBe(1);
+    expect(outcome).toMatchObject({ status: 'stopped', stopReason: 'budget_tokens' });
+    expect(outcome.reason).toBe('budget_tokens of 300 exceeded (used 500)');
   });
 
   it('resumes from its log without repeating completed model or tool calls', async () => {

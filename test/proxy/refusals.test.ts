@@ -162,7 +162,9 @@ describe('budget', () => {
         type: 'error',
         error: { type: 'billing_error' },
       });
-      expect((refused as Error).message).toContain('budget_tokens of 270 would be exceeded (used 255)');
+      expect((refused as Error).message).toContain(
+        'budget_tokens of 270 would be exceeded by the next call (used 255)',
+      );
       await ask();
       expect(local.fake.requests()).toHaveLength(1); // the SDK's retries too were refused: none reached upstream
       const events = await local.events('cc');
