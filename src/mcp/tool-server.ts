@@ -14,7 +14,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../tool/define.js';
@@ -39,6 +38,15 @@ export function mcpToolOf(tool: Tool): McpTool {
   return { name, description, inputSchema: { ...parameters, type: 'object' } };
 }
 
+/**
+ * A protocol error for a request handler to throw. Not the SDK's McpError: its message already
+ * starts "MCP error <code>: ", the server sends that message as is and the client's McpError adds
+ * the prefix again ("MCP error -32602: MCP error -32602: …"). The server takes `code` from any error.
+ */
+export function protocolError(code: ErrorCode, message: string): Error & { code: ErrorCode } {
+  return Object.assign(new Error(message), { code });
+}
+
 /** A Colony tool result as an MCP tool result. */
 export function mcpResultOf(result: ToolResult): CallToolResult {
   return { content: [{ type: 'text', text: result.content }], isError: result.isError };
@@ -56,7 +64,7 @@ export function createToolServer(tools: readonly Tool[], options: ToolServerOpti
     const tool = byName.get(name);
     // An unknown tool is a protocol error (the MCP spec's choice), not a tool result.
     if (!tool)
-      throw new McpError(
+      throw protocolError(
         ErrorCode.InvalidParams,
         `unknown tool ${name} (tools: ${[...byName.keys()].join(', ')})`,
       );

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentTokenScope, createRunSecret, issueAgentToken } from '../../src/auth/index.js';
 import { type Coordination, createCoordination } from '../../src/coord/index.js';
@@ -253,8 +254,12 @@ describe("MCP over HTTP: the tools of the token's agent", () => {
     expect((await call(a, 'context_post', { kind: 'FACT', summary: 'x'.repeat(300) })).text).toMatch(
       /limit is 200/,
     );
-    await expect(a.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(
-      /unknown tool no_such_tool/,
+    const unknown = await a.callTool({ name: 'no_such_tool', arguments: {} }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect(unknown).toMatchObject({ code: ErrorCode.InvalidParams });
+    // The code once (issue 33): it read "MCP error -32602: MCP error -32602: unknown tool …".
+    expect((unknown as Error).message).toMatch(
+      /^MCP error -32602: unknown tool no_such_tool \(tools: whoami, /,
     );
     expect((await call(a, 'whoami')).isError).toBe(false);
   });
