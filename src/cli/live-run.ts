@@ -21,6 +21,7 @@ import type { RunSummary } from '../view/summary.js';
 import { formatEvent } from './event-line.js';
 import { CliFailure } from './store-access.js';
 import { formatSummary } from './summary-text.js';
+import { tailWorkerEvents } from './worker-events.js';
 
 export interface LiveRunOptions {
   store: Store;
@@ -56,7 +57,14 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
     process.stdout.isTTY && !options.json && !options.quietEvents
       ? startProgress(options.store, options.spec.runId)
       : null;
+  // An agent's event can reach both the observed log and the workers' tail (the owner appends some
+  // for agents on workers): shown once, by its sequence number.
+  const shownAgentEvents = new Set<number>();
   const onEvent = (event: StoredEvent) => {
+    if (event.agent) {
+      if (shownAgentEvents.has(event.seq)) return;
+      shownAgentEvents.add(event.seq);
+    }
     if (options.json) process.stdout.write(`${terminalJson(event)}\n`);
     else if (progress) progress.note(event);
     else if (!options.quietEvents) {
@@ -64,6 +72,10 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       if (line) process.stdout.write(`${line}\n`);
     }
   };
+  // A fleet run's agents on workers log from their own processes: their lines come from the log.
+  const workerEvents = options.spec.fleet
+    ? tailWorkerEvents(options.store, options.spec.runId, onEvent)
+    : null;
   try {
     // A new run's first events (run.started) were written before execution began: show them too.
     if (!options.resumed)
@@ -80,12 +92,14 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       resumed: options.resumed,
       runSlots: options.runSlots,
     });
+    await workerEvents?.stop();
     await progress?.stop();
     if (!result.ok) throw new CliFailure(result.error);
     if (options.json) process.stdout.write(`${terminalJson(result.summary)}\n`);
     else process.stdout.write(`\n${formatSummary(result.summary)}\n`);
     return result.summary;
   } finally {
+    await workerEvents?.stop();
     await progress?.stop();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
