@@ -14,6 +14,7 @@ export const unitFiles: readonly string[] = [
   'test/architecture/layers.test.ts',
   'test/auth/agent-token.test.ts',
   'test/auth/token-scrubbing.test.ts',
+  'test/cli/args.test.ts',
   'test/cli/config.test.ts',
   'test/cli/event-line.test.ts',
   'test/cli/terminal-text.test.ts',

@@ -7,11 +7,44 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 export function parseFlags<O extends Options>(argv: string[], options: O, command: string) {
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return parseArgs({ args: negativeValues(argv, options), options, allowPositionals: true, strict: true });
   } catch (err) {
-    const message = (err as Error).message.replace(/\. To specify a positional argument.*$/s, '');
-    throw new UsageError(`${command}: ${message} (see colony ${command} --help)`);
+    throw new UsageError(`${command}: ${oneLine(err as Error, argv)} (see colony ${command} --help)`);
   }
+}
+
+/** A negative number: `-3`, `-0.5`, `-.5`. */
+const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+
+/**
+ * `--max-steps -3`: parseArgs reads `-3` as an option and calls the value ambiguous (three lines
+ * about it). A negative number after a flag that takes a value is that value (`--max-steps=-3`), so
+ * the flag's own check refuses it in its words.
+ */
+function negativeValues(argv: readonly string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    const takesValue = arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string';
+    if (takesValue && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** parseArgs' message in one line (some are three). */
+function oneLine(err: Error, argv: readonly string[]): string {
+  const ambiguous = /^Option '(--[^']+)' argument is ambiguous/.exec(err.message);
+  if (ambiguous?.[1]) {
+    const flag = ambiguous[1];
+    const value = argv[argv.indexOf(flag) + 1] ?? 'VALUE';
+    return `${flag} needs a value; one starting with a dash is written ${flag}=${value}`;
+  }
+  return err.message.replace(/\. To specify a positional argument.*$/s, '').replace(/\s*\n\s*/g, ' ');
 }
 
 export function numberFlag(

@@ -157,13 +157,25 @@ export function loadConfig(options: {
   const fileResult = readConfigFile(options.configFile, options.cwd);
   if (!fileResult.ok) return fileResult;
 
+  const flags = definedOnly(options.flags);
   const fromEnv: Record<string, unknown> = {};
+  // Where a setting's value came from the environment, its errors name the variable, not the key.
+  const envNames = new Map<string, string>();
   for (const [name, key] of Object.entries(ENV_KEYS)) {
     const value = options.env[name];
-    if (value === undefined || value === '') continue;
-    fromEnv[key] = TEXT_KEYS.has(key) ? value : Number(value);
+    // A flag for the same setting wins: the variable is not read.
+    if (value === undefined || value === '' || key in flags) continue;
+    const label = `${name}=${value} (${key})`;
+    if (TEXT_KEYS.has(key)) fromEnv[key] = value;
+    else {
+      const number = Number(value);
+      if (!Number.isFinite(number))
+        return { ok: false, error: `invalid configuration: ${label}: not a number` };
+      fromEnv[key] = number;
+    }
+    envNames.set(key, label);
   }
-  const above: Record<string, unknown> = { ...fromEnv, ...definedOnly(options.flags) };
+  const above: Record<string, unknown> = { ...fromEnv, ...flags };
   if (fileResult.path && !fileResult.explicit) {
     const refused = refusedImplicitKeys(fileResult.value, (key) => key in above);
     if (refused.length > 0) return { ok: false, error: implicitFileError(fileResult.path, refused) };
@@ -180,7 +192,7 @@ export function loadConfig(options: {
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const where = fileResult.path ? ` (config file ${fileResult.path}, environment or flags)` : '';
-    return { ok: false, error: `invalid configuration${where}: ${formatIssues(parsed.error)}` };
+    return { ok: false, error: `invalid configuration${where}: ${formatIssues(parsed.error, envNames)}` };
   }
   const config = parsed.data;
   if (fileResult.path) {
@@ -231,10 +243,17 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export function formatIssues(error: z.ZodError): string {
+/** Zod's issues in one line; `names` shows a top-level key by another name (its environment variable). */
+export function formatIssues(error: z.ZodError, names: ReadonlyMap<string, string> = new Map()): string {
   return error.issues
     .map((issue) => {
-      const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      const [first, ...rest] = issue.path.map(String);
+      const named = first === undefined ? undefined : names.get(first);
+      const path = named
+        ? [named, ...rest].join('.')
+        : issue.path.length > 0
+          ? issue.path.join('.')
+          : '(root)';
       return `${path}: ${issue.message}`;
     })
     .join('; ');

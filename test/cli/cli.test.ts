@@ -73,6 +73,18 @@ describe('colony CLI: usage errors are one clear line with exit code 2', () => {
     expect(r.stderr).toMatch(/--max-steps must be a positive integer/);
   });
 
+  it('refuses a negative number in one line, and names the variable of a bad environment value (issue 33)', async () => {
+    const negative = await colony(['run', '--goal', 'x', '--max-steps', '-3']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toBe('colony: --max-steps must be a positive integer, got "-3"\n');
+    const env = await colony(['run', '--repo', makeRepo(), '--goal', 'x'], {
+      env: { ...noKeys, COLONY_MAX_STEPS: 'abc' },
+    });
+    expect(env.code).not.toBe(0);
+    expect(env.stderr.trim().split('\n')).toHaveLength(1);
+    expect(env.stderr).toContain('COLONY_MAX_STEPS=abc (maxSteps): not a number');
+  });
+
   it('reports an unknown run id', async () => {
     const r = await colony(['show', 'r-nope-000000']);
     expect(r.code).toBe(2);

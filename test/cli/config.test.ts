@@ -98,4 +98,22 @@ describe('loadConfig', () => {
     const result = loadConfig({ flags: {}, env: { COLONY_BUDGET_USD: 'lots' }, cwd: dir() });
     expect(!result.ok && result.error).toMatch(/budgetUsd/);
   });
+
+  it('names the environment variable a bad value came from (issue 33)', () => {
+    const error = (env: Record<string, string>, flags = {}) => {
+      const result = loadConfig({ flags, env, cwd: dir() });
+      return result.ok ? '' : result.error;
+    };
+    expect(error({ COLONY_MAX_STEPS: 'abc' })).toBe(
+      'invalid configuration: COLONY_MAX_STEPS=abc (maxSteps): not a number',
+    );
+    expect(error({ COLONY_MAX_STEPS: '-3' })).toMatch(
+      /^invalid configuration: COLONY_MAX_STEPS=-3 \(maxSteps\): /,
+    );
+    expect(error({ COLONY_SANDBOX: 'maybe' })).toMatch(
+      /^invalid configuration: COLONY_SANDBOX=maybe \(sandbox\): /,
+    );
+    // A flag given for the same setting wins, so the variable is not read.
+    expect(error({ COLONY_MAX_STEPS: 'abc' }, { maxSteps: 5 })).toBe('');
+  });
 });
