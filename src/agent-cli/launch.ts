@@ -4,9 +4,15 @@
  * host's network the host server is reached through the forwarder), else directly with an
  * allow-listed environment. The process gets a process group of its own, killed on abort.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { packageRoot } from '../core/package-root.js';
-import { containCommand, SANDBOX_HOME, type Sandbox, sandboxEnv } from '../sandbox/index.js';
+import {
+  SANDBOX_HOME,
+  type Sandbox,
+  sandboxEnv,
+  killGroup as signalGroup,
+  startCommand,
+} from '../sandbox/index.js';
 import type { CliLaunch } from './adapter.js';
 import { forwardedCommand, SANDBOX_SOCKET } from './forwarder.js';
 
@@ -29,37 +35,29 @@ export function homeSeen(place: Pick<LaunchPlace, 'sandbox' | 'agentHome'>): str
 
 export function startCli(launch: CliLaunch, place: LaunchPlace): ChildProcess {
   const { sandbox } = place;
-  if (!sandbox) {
-    const env = { ...sandboxEnv(place.baseEnv, {}, launch.env), HOME: place.agentHome };
-    const [file = 'false', ...args] = launch.argv;
-    return spawn(file, args, { cwd: place.worktree, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-  }
   const root = packageRoot();
-  const command = sandbox.network ? launch.argv : forwardedCommand(process.execPath, place.port, launch.argv);
-  const contained = containCommand(sandbox, command, {
+  const argv =
+    sandbox && !sandbox.network ? forwardedCommand(process.execPath, place.port, launch.argv) : launch.argv;
+  return startCommand(sandbox, {
+    argv,
     cwd: place.worktree,
-    baseEnv: place.baseEnv,
-    extraEnv: launch.env,
-    binds: [
-      { source: place.agentHome, dest: SANDBOX_HOME, writable: true },
-      { source: root, dest: root },
-      ...(sandbox.network ? [] : [{ source: place.socket, dest: SANDBOX_SOCKET, writable: true }]),
-    ],
-  });
-  return spawn(contained.file, contained.args, {
-    cwd: place.worktree,
-    env: contained.env,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    contain: {
+      baseEnv: place.baseEnv,
+      extraEnv: launch.env,
+      binds: [
+        { source: place.agentHome, dest: SANDBOX_HOME, writable: true },
+        { source: root, dest: root },
+        ...(sandbox?.network === false
+          ? [{ source: place.socket, dest: SANDBOX_SOCKET, writable: true }]
+          : []),
+      ],
+    },
+    uncontainedEnv: { ...sandboxEnv(place.baseEnv, {}, launch.env), HOME: place.agentHome },
   });
 }
 
 /** Ends the process group (the CLI and whatever it started). */
 export function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    child.kill(signal);
-  }
+  if (!signalGroup(child.pid, signal)) child.kill(signal);
 }

@@ -9,7 +9,7 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
-import { type AgentOutcome, runAgent } from '../agent/loop.js';
+import type { AgentOutcome } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import { CliHost } from '../agent-cli/index.js';
@@ -31,6 +31,7 @@ import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
 import { agentCliAccess } from './peers/cli-access.js';
+import { driveAgent } from './session/drive-agent.js';
 import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
 import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
@@ -171,8 +172,9 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
             LEAD_AGENT,
           );
         }
-        leadOutcome = await runAgent(
-          {
+        leadOutcome = await driveAgent({
+          kind: 'loop',
+          spec: {
             runId: spec.runId,
             name: LEAD_AGENT,
             profile: 'lead',
@@ -183,7 +185,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
             maxSteps,
             stream: spec.stream,
           },
-          {
+          deps: {
             log,
             scrubber: ctx.scrubber,
             budget,
@@ -191,7 +193,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
             history,
             beforeModelCall: ctx.injectorFor(LEAD_AGENT),
           },
-        );
+        });
         if (spec.accept && leadOutcome.status === 'done' && !ctx.signal.aborted) {
           await runAcceptance({
             runId: spec.runId,

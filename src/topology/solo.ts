@@ -8,7 +8,7 @@
  *   finalize — commit, land on main, verify main, fetch main as colony/<run-id>, finish the run
  */
 import { existsSync } from 'node:fs';
-import { type AgentOutcome, runAgent } from '../agent/loop.js';
+import type { AgentOutcome } from '../agent/loop.js';
 import { toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
@@ -22,6 +22,7 @@ import { isAncestor, revParse } from '../workspace/integration/hub-git.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
+import { driveAgent } from './session/drive-agent.js';
 import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
 import {
   finalizeTeamRun,
@@ -88,8 +89,9 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
           SOLO_AGENT,
         );
       }
-      agentOutcome = await runAgent(
-        {
+      agentOutcome = await driveAgent({
+        kind: 'loop',
+        spec: {
           runId: spec.runId,
           name: SOLO_AGENT,
           profile: spec.profile,
@@ -100,7 +102,7 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
           maxSteps: spec.maxSteps,
           stream: spec.stream,
         },
-        {
+        deps: {
           log,
           scrubber: ctx.scrubber,
           budget: await replayedBudget(ctx),
@@ -108,7 +110,7 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
           history,
           beforeModelCall: ctx.injectorFor(SOLO_AGENT),
         },
-      );
+      });
     },
 
     finalize: () =>

@@ -9,7 +9,6 @@
  */
 import { join } from 'node:path';
 import { Budget, type BudgetHit, type BudgetLimits } from '../agent/budget.js';
-import { runAgent } from '../agent/loop.js';
 import { coordinationOf, resolveProfile, TEAM_COORDINATION, toolsForProfile } from '../agent/profiles.js';
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
@@ -38,6 +37,7 @@ import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
+import { driveAgent } from './session/drive-agent.js';
 import { type DecidingEnd, decideRunStatus } from './session/run-verdict.js';
 import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
@@ -207,8 +207,9 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         const stepBudget = request.budget
           ? await stepBudgetFor(log, spec.runId, agent, request.budget, budget)
           : budget;
-        const end = await runAgent(
-          {
+        const end = await driveAgent({
+          kind: 'loop',
+          spec: {
             runId: spec.runId,
             name: agent,
             profile: request.profile,
@@ -219,7 +220,7 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
             maxSteps: request.maxSteps,
             stream: spec.stream,
           },
-          {
+          deps: {
             log,
             scrubber: ctx.scrubber,
             budget: stepBudget,
@@ -227,7 +228,7 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
             history,
             beforeModelCall: ctx.injectorFor(agent),
           },
-        );
+        });
         const outcome = {
           status: end.status,
           stopReason: end.stopReason,

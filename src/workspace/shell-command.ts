@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process';
-import { containCommand, type Sandbox, setupSandbox } from '../sandbox/index.js';
+import { killGroup, type Sandbox, setupSandbox, startCommand } from '../sandbox/index.js';
 
 export interface CommandResult {
   exitCode: number | null;
@@ -28,12 +27,14 @@ export function runShellCommand(
 ): Promise<CommandResult> {
   const started = performance.now();
   const env = options.env ?? process.env;
-  const spawned = options.sandbox
-    ? containCommand(options.sandbox, ['bash', '-c', command], { cwd, baseEnv: env })
-    : { file: 'bash', args: ['-c', command], env };
   return new Promise((resolvePromise) => {
     // Its own process group (killed whole on time-out); a sandbox dies with bwrap, which leads it.
-    const child = spawn(spawned.file, spawned.args, { cwd, env: spawned.env, detached: true });
+    const child = startCommand(options.sandbox ?? null, {
+      argv: ['bash', '-c', command],
+      cwd,
+      contain: { baseEnv: env },
+      uncontainedEnv: env,
+    });
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
@@ -89,12 +90,3 @@ export async function runSetup(
 
 export const SETUP_OFFLINE =
   "setup ran without the network: this tree has agents' changes, and only the base commit's tree gets the network for setup (pass --allow-network to give it the network everywhere)";
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}

@@ -4,6 +4,9 @@
  * every call, or an external agent (`cmd:`) exiting 3 — ends failed with the reason, exit 1, even
  * though its verify command (which checks nothing of the goal) passes on an untouched main.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
@@ -22,6 +25,13 @@ afterAll(async () => {
 
 const repo = () => createUserRepo({ 'README.md': '# nothing to do\n' }, 'colony-verdict-').dir;
 
+/** No retries: a failed call fails its peer at once (the verdict, not the back-off, is under test). */
+function noRetries(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'colony-verdict-config-')), 'colony.json');
+  writeFileSync(file, JSON.stringify({ maxRetries: 0 }));
+  return file;
+}
+
 async function peersRun(extra: string[]) {
   const r = await colony(
     [
@@ -39,6 +49,8 @@ async function peersRun(extra: string[]) {
       '--sandbox',
       'off',
       '--json',
+      '--config',
+      noRetries(),
       ...fakeModelFlags(fake.url),
       ...extra,
     ],
@@ -53,12 +65,12 @@ describe('a peers run where every peer failed', () => {
     expect(r.summary.status, JSON.stringify(r.summary)).toBe('failed');
     expect(String(r.summary.reason)).toMatch(/every peer failed|no work landed/);
     expect(r.code).toBe(1);
-  });
+  }, 180_000);
 
   it('fails when an external agent exits 3', async () => {
     const r = await peersRun(['--agent-cli', 'cmd:sh -c "echo giving up; exit 3"']);
     expect(r.summary.status, JSON.stringify(r.summary)).toBe('failed');
     expect(String(r.summary.reason)).toMatch(/every peer failed|no work landed/);
     expect(r.code).toBe(1);
-  });
+  }, 180_000);
 });

@@ -12,10 +12,9 @@
  * starts bwrap in the process group instead, killing the group kills bwrap, and `--die-with-parent`
  * plus the sandbox's own PID namespace take every process of the command down with it.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
-import { containCommand, type Sandbox } from '../../sandbox/index.js';
+import { type CommandToStart, killGroup, type Sandbox, startCommand } from '../../sandbox/index.js';
 import { defineTool, errorMessage } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { agentEnv } from './env.js';
@@ -96,10 +95,13 @@ export function createBashTool(root: string, options: BashToolOptions = {}): Too
       if (problem) return Promise.resolve(fail(problem));
       const argv = ['bash', '-c', WRAPPER, 'colony-bash', args.command];
       const baseEnv = options.baseEnv ?? process.env;
-      const spawned = options.sandbox
-        ? containCommand(options.sandbox, argv, { cwd: root, baseEnv, extraEnv: options.env })
-        : { file: argv[0] as string, args: argv.slice(1), env: agentEnv(baseEnv, options.env) };
-      return runBash(root, spawned, {
+      const command: CommandToStart = {
+        argv,
+        cwd: root,
+        contain: { baseEnv, extraEnv: options.env },
+        uncontainedEnv: agentEnv(baseEnv, options.env),
+      };
+      return runBash(options.sandbox ?? null, command, {
         timeoutMs: (args.timeout_s ?? defaultTimeoutS) * 1000,
         maxOutputChars,
         signal: context.signal,
@@ -116,19 +118,13 @@ function sandboxNote(sandbox: Sandbox | null | undefined): string {
   return ` It runs in a sandbox: ${files}; ${sandbox.network ? 'network allowed' : 'no network'}.`;
 }
 
-interface Spawned {
-  file: string;
-  args: string[];
-  env: Record<string, string>;
-}
-
 interface RunOptions {
   timeoutMs: number;
   maxOutputChars: number;
   signal: AbortSignal | undefined;
 }
 
-function runBash(root: string, spawned: Spawned, options: RunOptions): Promise<ToolResult> {
+function runBash(sandbox: Sandbox | null, command: CommandToStart, options: RunOptions): Promise<ToolResult> {
   if (options.signal?.aborted) return Promise.resolve(fail('aborted before the command started'));
   return new Promise((resolve) => {
     const output = new OutputCap(options.maxOutputChars);
@@ -137,34 +133,25 @@ function runBash(root: string, spawned: Spawned, options: RunOptions): Promise<T
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
 
-    const child = spawn(spawned.file, spawned.args, {
-      cwd: root,
-      env: spawned.env,
-      detached: true, // own process group, so the whole tree can be killed at once
-      // stdin is the watchdog's pipe: never written to nor closed while the command runs.
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    // Its own process group, so the whole tree can be killed at once. stdin is the watchdog's pipe:
+    // never written to nor closed while the command runs.
+    const child = startCommand(sandbox, command);
     child.stdin.on('error', () => {}); // EPIPE and the like: the pipe carries no data anyway
     child.stdout.setEncoding('utf8');
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => output.push(chunk));
     child.stderr.on('data', (chunk: string) => output.push(chunk));
 
-    const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // ESRCH: the group is already gone.
-      }
+    const killTree = (): void => {
+      killGroup(child.pid);
     };
     const timer = setTimeout(() => {
       stopped ??= 'timeout';
-      killGroup();
+      killTree();
     }, options.timeoutMs);
     const onAbort = (): void => {
       stopped ??= 'abort';
-      killGroup();
+      killTree();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let drainTimer: NodeJS.Timeout | undefined;
@@ -183,13 +170,17 @@ function runBash(root: string, spawned: Spawned, options: RunOptions): Promise<T
     };
 
     child.on('error', (error) =>
-      finish(fail(`could not start ${path.basename(spawned.file)}: ${errorMessage(error)}`)),
+      finish(
+        fail(
+          `could not start ${path.basename(sandbox ? sandbox.bwrap : (command.argv[0] ?? ''))}: ${errorMessage(error)}`,
+        ),
+      ),
     );
     child.on('exit', (code, signal) => {
       exitCode = code;
       exitSignal = signal;
       // Leftover background processes would hold the pipes open; end them with their parent.
-      killGroup();
+      killTree();
       drainTimer = setTimeout(() => finish(report()), DRAIN_GRACE_MS);
     });
     child.on('close', () => finish(report()));

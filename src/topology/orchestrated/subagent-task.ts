@@ -6,7 +6,7 @@
  */
 
 import type { Budget } from '../../agent/budget.js';
-import { type AgentOutcome, runAgent } from '../../agent/loop.js';
+import type { AgentOutcome } from '../../agent/loop.js';
 import {
   type CoordinationCapability,
   coordinationOf,
@@ -31,6 +31,7 @@ import {
   type IntegrationPort,
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace } from '../../workspace/run-workspace.js';
+import { type AgentDriver, driveAgent } from '../session/drive-agent.js';
 import { LEAD_AGENT } from './prompt.js';
 import type { SubagentCli } from './subagent-cli.js';
 
@@ -237,54 +238,60 @@ async function runTask(
   const signal =
     signals.length === 1 ? signals[0] : signals.length > 1 ? AbortSignal.any(signals) : undefined;
   const cli = deps.cli?.choiceFor(subagent) ?? null;
+  let driver: AgentDriver;
   if (cli && deps.cli) {
     if (!options.worktree) throw new Error(`${subagent.name}: a CLI-driven subagent needs its checkout`);
-    // What drives the loop is the one difference from a built-in subagent. A session of an earlier
-    // task goes on with this task; one started for this task (a crashed run) with a restart note.
+    // A session of an earlier task goes on with this task; one started for this task (a crashed
+    // run) with a restart note.
     const thisTask = history.findIndex((e) => e.kind === 'task.started' && e.data.task === task.task);
     const resumedTask = history.slice(thisTask + 1).some((e) => e.kind === 'agent.cli');
-    const outcome = await deps.cli.host.drive({
-      cli,
-      agent: subagent.name,
-      goal: task.prompt,
-      system: subagent.systemPrompt,
-      worktree: options.worktree,
-      tools,
-      sandbox: deps.cli.sandbox,
-      baseEnv: deps.cli.baseEnv,
-      history,
-      ...(resumedTask ? {} : { resumeText: task.prompt }),
-      signal: signal ?? new AbortController().signal,
-      messages: deps.injectorFor(subagent.name),
-    });
-    options.onOutcome?.();
-    await agentStarted;
-    await taskStarted;
-    return { outcome, steps: outcome.steps - opening.stepsBefore };
+    driver = {
+      kind: 'cli',
+      host: deps.cli.host,
+      request: {
+        cli,
+        agent: subagent.name,
+        goal: task.prompt,
+        system: subagent.systemPrompt,
+        worktree: options.worktree,
+        tools,
+        sandbox: deps.cli.sandbox,
+        baseEnv: deps.cli.baseEnv,
+        history,
+        ...(resumedTask ? {} : { resumeText: task.prompt }),
+        signal: signal ?? new AbortController().signal,
+        messages: deps.injectorFor(subagent.name),
+      },
+    };
+  } else {
+    driver = {
+      kind: 'loop',
+      spec: {
+        runId,
+        name: subagent.name,
+        profile: subagent.profile.base,
+        task: first.prompt,
+        system: subagent.systemPrompt,
+        tools,
+        provider: provider.provider,
+        // The step cap is per task; the agent's step count runs on across its tasks.
+        maxSteps: opening.stepsBefore + subagent.maxSteps,
+        stream: deps.stream,
+      },
+      deps: {
+        log,
+        scrubber: deps.scrubber,
+        budget: deps.budget,
+        ...(signal ? { signal } : {}),
+        history,
+        beforeModelCall: deps.injectorFor(subagent.name),
+        ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
+      },
+    };
   }
-  const outcome = await runAgent(
-    {
-      runId,
-      name: subagent.name,
-      profile: subagent.profile.base,
-      task: first.prompt,
-      system: subagent.systemPrompt,
-      tools,
-      provider: provider.provider,
-      // The step cap is per task; the agent's step count runs on across its tasks.
-      maxSteps: opening.stepsBefore + subagent.maxSteps,
-      stream: deps.stream,
-    },
-    {
-      log,
-      scrubber: deps.scrubber,
-      budget: deps.budget,
-      ...(signal ? { signal } : {}),
-      history,
-      beforeModelCall: deps.injectorFor(subagent.name),
-      ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
-    },
-  );
+  // What drives the loop is the one difference between a built-in subagent and a CLI-driven one.
+  const outcome = await driveAgent(driver);
+  if (driver.kind === 'cli') options.onOutcome?.();
   await agentStarted;
   await taskStarted;
   return { outcome, steps: outcome.steps - opening.stepsBefore };

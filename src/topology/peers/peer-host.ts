@@ -8,7 +8,6 @@
  */
 
 import type { Budget } from '../../agent/budget.js';
-import { runAgent } from '../../agent/loop.js';
 import { toolsForProfile } from '../../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../../agent/repo-summary.js';
 import { type AgentCliAccess, CliHost } from '../../agent-cli/index.js';
@@ -33,6 +32,7 @@ import {
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace, AgentWorkspaceOptions } from '../../workspace/run-workspace.js';
 import type { ProviderFor } from '../context.js';
+import { driveAgent } from '../session/drive-agent.js';
 import type { Emit } from '../team-run.js';
 import { type PeerActivity, trackActivity } from './activity.js';
 import { peerMaxSteps, peerModel } from './peer-settings.js';
@@ -233,23 +233,28 @@ export class PeerHost {
     const peerSignal = signal ? AbortSignal.any([this.options.signal, signal]) : this.options.signal;
     try {
       // What drives the loop is the one difference between a built-in peer and a CLI-driven one.
-      const outcome =
+      const outcome = await driveAgent(
         cli && this.cliHost
-          ? await this.cliHost.drive({
-              cli,
-              agent,
-              goal: spec.goal,
-              system,
-              worktree,
-              tools: tools.filter((t) => !coderTools.includes(t)),
-              sandbox: this.options.sandbox,
-              baseEnv: this.options.commandEnv,
-              history,
-              signal: peerSignal,
-              messages: this.options.injectorFor(agent),
-            })
-          : await runAgent(
-              {
+          ? {
+              kind: 'cli',
+              host: this.cliHost,
+              request: {
+                cli,
+                agent,
+                goal: spec.goal,
+                system,
+                worktree,
+                tools: tools.filter((t) => !coderTools.includes(t)),
+                sandbox: this.options.sandbox,
+                baseEnv: this.options.commandEnv,
+                history,
+                signal: peerSignal,
+                messages: this.options.injectorFor(agent),
+              },
+            }
+          : {
+              kind: 'loop',
+              spec: {
                 runId: spec.runId,
                 name: agent,
                 profile: 'coder',
@@ -260,7 +265,7 @@ export class PeerHost {
                 maxSteps,
                 stream: spec.stream,
               },
-              {
+              deps: {
                 log,
                 scrubber: this.options.scrubber,
                 budget: this.options.budget,
@@ -268,7 +273,8 @@ export class PeerHost {
                 history,
                 beforeModelCall: this.options.injectorFor(agent),
               },
-            );
+            },
+      );
       return { agent, started: true, outcome };
     } finally {
       this.live.delete(agent);

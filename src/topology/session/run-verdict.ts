@@ -57,7 +57,11 @@ function decideWithoutAcceptance(facts: VerdictFacts): RunOutcome {
       reason: `${ends.length - done.length} of ${ends.length} did not finish (${first.who}: ${first.reason})`,
     };
   const finished =
-    ends.length === 1 ? `${done[0]?.who} finished` : `${done.length} of ${ends.length} finished`;
+    ends.length === 1
+      ? `${done[0]?.who} finished`
+      : done.length === ends.length
+        ? `all ${ends.length} finished`
+        : `${done.length} of ${ends.length} finished`;
   return { status: 'succeeded', reason: verify?.passed ? `${finished} and verify passed on main` : finished };
 }
 

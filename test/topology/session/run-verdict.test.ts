@@ -77,6 +77,12 @@ describe('decideRunStatus', () => {
       status: 'failed',
       reason: '1 of 2 did not finish (peer-2: HTTP 500 from the provider)',
     });
+    expect(decideRunStatus({ ends: [done('peer-1'), done('peer-2')], endCause: null, verify: null })).toEqual(
+      {
+        status: 'succeeded',
+        reason: 'all 2 finished',
+      },
+    );
     expect(decideRunStatus({ ends: [done('the lead')], endCause: null, verify: null })).toEqual({
       status: 'succeeded',
       reason: 'the lead finished',
