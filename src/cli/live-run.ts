@@ -21,7 +21,7 @@ import type { RunSummary } from '../view/summary.js';
 import { formatEvent } from './event-line.js';
 import { CliFailure } from './store-access.js';
 import { formatSummary } from './summary-text.js';
-import { tailWorkerEvents } from './worker-events.js';
+import { tailWorkerEvents, type WorkerEventTail } from './worker-events.js';
 
 export interface LiveRunOptions {
   store: Store;
@@ -73,10 +73,12 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
     }
   };
   // A fleet run's agents on workers log from their own processes: their lines come from the log.
-  const workerEvents = options.spec.fleet
-    ? tailWorkerEvents(options.store, options.spec.runId, onEvent)
-    : null;
+  let workerEvents: WorkerEventTail | null = null;
   try {
+    if (options.spec.fleet)
+      workerEvents = await tailWorkerEvents(options.store, options.spec.runId, onEvent, {
+        skipHistory: options.resumed,
+      });
     // A new run's first events (run.started) were written before execution began: show them too.
     if (!options.resumed)
       for (const event of await options.store.log.read(options.spec.runId)) onEvent(event);

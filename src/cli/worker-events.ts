@@ -3,7 +3,8 @@
  * live output. A worker appends them to the shared log from its own process, so they never pass the
  * owner's observed log (run/observed-log.ts); the owner reads them back from the log instead: every
  * event of an agent that a worker placed (`agent.placed`, which the worker logs first), in log order,
- * a few times a second.
+ * a few times a second. A resumed owner shows what happens from now on: the log so far only tells
+ * it which agents are on workers (their sessions outlive an owner).
  */
 import type { StoredEvent } from '../core/events.js';
 import type { Store } from '../store/index.js';
@@ -15,13 +16,19 @@ export interface WorkerEventTail {
   stop(): Promise<void>;
 }
 
-export function tailWorkerEvents(
+export async function tailWorkerEvents(
   store: Store,
   runId: string,
   deliver: (event: StoredEvent) => void,
-): WorkerEventTail {
+  options: { skipHistory: boolean },
+): Promise<WorkerEventTail> {
   const placed = new Set<string>();
   let afterSeq = 0;
+  if (options.skipHistory)
+    for (const event of await store.log.read(runId, { slim: true })) {
+      afterSeq = event.seq;
+      if (event.kind === 'agent.placed' && event.agent) placed.add(event.agent);
+    }
   let stopped = false;
   let busy: Promise<void> = Promise.resolve();
   const poll = async () => {
