@@ -12,6 +12,7 @@
 
 import type { AgentCliAccess } from '../agent-cli/index.js';
 import type { EventInput } from '../core/events.js';
+import { DEFAULT_CONCURRENCY } from '../core/run-limits.js';
 import { Semaphore } from '../lang/semaphore.js';
 import { type AgentEnd, loggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
@@ -33,7 +34,7 @@ import {
 } from './team-run.js';
 
 export { DEFAULT_IDLE_MS } from './peers/peer-host.js';
-export const DEFAULT_CONCURRENCY = 64;
+
 /** Fleet runs: how often the goal check looks again (releases on workers are not seen here). */
 const FLEET_GOAL_POLL_MS = 2000;
 
