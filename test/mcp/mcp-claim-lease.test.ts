@@ -61,23 +61,25 @@ async function heldScopes(agent: string): Promise<string[]> {
   return (await heldClaims(agent)).map((c) => c.scope);
 }
 
+/** `colony mcp` on stdio, as an external agent starts it, with an hour's token for `agent`. */
+async function stdioClient(agent: string): Promise<Client> {
+  const client = new Client({ name: 'colony-test', version: '0.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [COLONY_BIN, 'mcp'],
+    env: {
+      ...(process.env as Record<string, string>),
+      COLONY_AGENT_TOKEN: issueAgentToken(secret, { runId, agent, expiresAt: Date.now() + 3_600_000 }),
+    },
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  return client;
+}
+
 describe('colony mcp (stdio) claim leases', () => {
   it("renews the agent's claims while stdio is open; after it closes they expire", async () => {
-    const client = new Client({ name: 'colony-test', version: '0.0.0' });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [COLONY_BIN, 'mcp'],
-      env: {
-        ...(process.env as Record<string, string>),
-        COLONY_AGENT_TOKEN: issueAgentToken(secret, {
-          runId,
-          agent: 'ext-1',
-          expiresAt: Date.now() + 3_600_000,
-        }),
-      },
-      stderr: 'pipe',
-    });
-    await client.connect(transport);
+    const client = await stdioClient('ext-1');
     let open = true;
     try {
       const granted = await call(client, 'claim', { scope: 'lib/', summary: 'port lib' });
@@ -108,21 +110,7 @@ describe('colony mcp (stdio) claim leases', () => {
   }, 60_000);
 
   it('stops renewing once the token no longer holds (the run replaced its secret)', async () => {
-    const client = new Client({ name: 'colony-test', version: '0.0.0' });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [COLONY_BIN, 'mcp'],
-      env: {
-        ...(process.env as Record<string, string>),
-        COLONY_AGENT_TOKEN: issueAgentToken(secret, {
-          runId,
-          agent: 'ext-2',
-          expiresAt: Date.now() + 3_600_000,
-        }),
-      },
-      stderr: 'pipe',
-    });
-    await client.connect(transport);
+    const client = await stdioClient('ext-2');
     try {
       expect((await call(client, 'claim', { scope: 'docs/', summary: 'write docs' })).text).toMatch(
         /^Granted/,
