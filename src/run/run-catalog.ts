@@ -30,18 +30,24 @@ export function runCatalog(spec: RunSpec, env: NodeJS.ProcessEnv): ModelCatalog 
 /**
  * A model id (`undefined`: the run's own) → its provider behind the run's rate gate. `own` is the
  * run's gated provider as the caller holds it (it may not come from the catalog: tests pass their
- * own); every other model's provider comes from the catalog, which builds it once.
+ * own); every other model's provider comes from the catalog, which builds it once, and is wrapped
+ * once (callers need no cache of their own).
  */
 export function gatedProviders(
   catalog: ModelCatalog,
   gate: RateGate,
   own: Provider,
 ): (model: string | undefined) => ProviderResult {
+  const gated = new Map<string, Provider>([[own.model.id, own]]);
   return (model) => {
     const id = model ?? own.model.id;
-    if (id === own.model.id) return { ok: true, provider: own };
+    const known = gated.get(id);
+    if (known) return { ok: true, provider: known };
     const built = catalog.provider(id);
-    return built.ok ? { ok: true, provider: gate.wrap(built.provider) } : built;
+    if (!built.ok) return built;
+    const provider = gate.wrap(built.provider);
+    gated.set(id, provider);
+    return { ok: true, provider };
   };
 }
 

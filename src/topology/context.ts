@@ -17,8 +17,13 @@ import type { RunSpec, TopologyName } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 
-/** The provider of a model a profile names, or why the run cannot use it. */
-export type ProviderFor = (model: string) => { ok: true; provider: Provider } | { ok: false; error: string };
+/**
+ * A model id (`undefined`: the run's own model) → its provider, the same one for the whole run, or why
+ * the run cannot use it.
+ */
+export type ProviderFor = (
+  model: string | undefined,
+) => { ok: true; provider: Provider } | { ok: false; error: string };
 
 export interface RunContext {
   spec: RunSpec;

@@ -16,7 +16,6 @@ import { CliHost } from '../agent-cli/index.js';
 import { AgentCoordination, createContextReadTool, createContextUnfoldTool } from '../coord/index.js';
 import { isKind } from '../core/events.js';
 import type { FleetOwner } from '../fleet/owner.js';
-import type { Provider } from '../model/types.js';
 import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
@@ -45,17 +44,6 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const { dir, workspace, emit } = team;
   const profiles: Record<string, ProfileDefinition> = spec.profiles ?? {};
   let leadOutcome: AgentOutcome | null = null;
-
-  // One provider per model for the whole run (a scripted scenario's policy keeps its state).
-  const providers = new Map<string, Provider>([[ctx.provider.model.id, ctx.provider]]);
-  const providerFor = (model: string | undefined) => {
-    const id = model ?? ctx.provider.model.id;
-    const known = providers.get(id);
-    if (known) return { ok: true as const, provider: known };
-    const built = ctx.providerForModel(id);
-    if (built.ok) providers.set(id, built.provider);
-    return built;
-  };
 
   return {
     async prepare() {
@@ -112,7 +100,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         },
         workspace,
         queue,
-        providerFor,
+        providerFor: ctx.providerForModel,
         profiles,
         subagentMaxSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
         maxAgents: limits.maxAgents,

@@ -118,14 +118,12 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
       const summaries = new Map<string, ReturnType<typeof summariseRepo>>();
       // Workflow agents share a context and claims (claims are leases for one attempt).
       const coordination = new AgentCoordination(ctx.coord, spec.runId);
-      // One provider per model a profile names (a scripted scenario's policy keeps its state).
-      const providers = new Map<string, Provider>([[ctx.provider.model.id, ctx.provider]]);
 
       const runAttempt = async (request: AttemptRequest): Promise<AttemptResult> => {
         const resolved = resolveProfile(request.profile, spec.profiles ?? {});
         if (!resolved.ok) return { ok: false, error: resolved.error };
         const profile = resolved.profile;
-        const provider = providerFor(profile.model);
+        const provider = ctx.providerForModel(profile.model);
         if (!provider.ok) return { ok: false, error: `profile "${profile.name}": ${provider.error}` };
         const capabilities = coordinationOf(profile, TEAM_COORDINATION);
         // A writer's claims are released once its work has landed (or was rejected): after `land`.
@@ -136,15 +134,6 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
           { outcome: 'workflow attempt ended' },
         );
       };
-
-      function providerFor(model: string | undefined) {
-        const id = model ?? ctx.provider.model.id;
-        const known = providers.get(id);
-        if (known) return { ok: true as const, provider: known };
-        const built = ctx.providerForModel(id);
-        if (built.ok) providers.set(id, built.provider);
-        return built;
-      }
 
       const attempt = async (
         request: AttemptRequest,

@@ -85,6 +85,9 @@ describe('gatedProviders', () => {
     const other = providerFor('gpt-5-mini');
     expect(other.ok && other.provider.model.id).toBe('gpt-5-mini');
     expect(other.ok && other.provider).not.toBe(own);
+    // One provider per model for the whole run: callers (lead, subagents, workflow steps) share it.
+    const again = providerFor('gpt-5-mini');
+    expect(again.ok && other.ok && again.provider === other.provider).toBe(true);
     expect(providerFor('no-such-model')).toMatchObject({ ok: false });
   });
 });
