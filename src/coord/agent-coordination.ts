@@ -55,7 +55,7 @@ export class AgentCoordination {
       else this.live.delete(agent);
       // Nobody left to renew: no timer keeps beating for an idle run.
       if (this.live.size === 0) this.stop();
-      // A claim left open would block its scope for everyone until its lease lapsed (5 minutes).
+      // A claim left open would block its scope for everyone until its lease lapsed (the run's, 5 minutes by default).
       if (left === 0 && !options.keep?.())
         await this.coord.claims.releaseAll(this.runId, agent, options.outcome);
     }

@@ -4,7 +4,7 @@
  */
 import type { Store } from '../store/index.js';
 import { BoardSignal } from './board-signal.js';
-import { ClaimService } from './claims.js';
+import { ClaimService, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS } from './claims.js';
 import { ContextService } from './context.js';
 import { NotifyListener } from './listener.js';
 import { MessageService } from './messages.js';
@@ -34,18 +34,39 @@ export class Coordination {
   readonly tasks: TaskService;
   readonly listener: NotifyListener;
   /** Wakes `claim_next {wait}` callers when this process changes the board. */
-  readonly board = new BoardSignal();
+  readonly board: BoardSignal;
 
-  constructor(store: Pick<Store, 'pool' | 'connection'>, options: CoordinationOptions = {}) {
-    this.listener = new NotifyListener(store.connection);
-    this.context = new ContextService(store.pool);
-    this.messages = new MessageService(store.pool, this.listener);
+  /** `shared`: a run's view (forRun) takes these services of the process's coordination. */
+  constructor(
+    private readonly store: Pick<Store, 'pool' | 'connection'>,
+    options: CoordinationOptions = {},
+    private readonly shared: Coordination | null = null,
+  ) {
+    this.listener = shared?.listener ?? new NotifyListener(store.connection);
+    this.context = shared?.context ?? new ContextService(store.pool);
+    this.messages = shared?.messages ?? new MessageService(store.pool, this.listener);
+    this.board = shared?.board ?? new BoardSignal();
     this.claims = new ClaimService(store.pool, options);
     this.tasks = new TaskService(store.pool, this.claims.leaseMs);
   }
 
-  /** Ends the LISTEN connection and wakes idle waiters (they resolve `closed`). */
+  /**
+   * The services as a run with this claim lease uses them, in a process that hosts agents of several
+   * runs (a fleet worker): claims and the task board with the run's lease and heartbeat, the rest (the
+   * LISTEN connection, messages, context, board signal) this process's. This one when the timing is
+   * the same. Claims are group-committed per run anyway, so a run's own services batch as before.
+   */
+  forRun(claimLeaseMs: number | undefined): Coordination {
+    const options = runLeaseOptions(claimLeaseMs);
+    const same =
+      (options.leaseMs ?? DEFAULT_LEASE_MS) === this.claims.leaseMs &&
+      (options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS) === this.claims.heartbeatMs;
+    return same ? this : new Coordination(this.store, options, this.shared ?? this);
+  }
+
+  /** Ends the LISTEN connection and wakes idle waiters (they resolve `closed`). A run's view closes nothing. */
   async close(): Promise<void> {
+    if (this.shared) return;
     this.messages.close();
     await this.listener.close();
   }

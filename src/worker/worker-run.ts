@@ -35,6 +35,7 @@ import { openMirror, workerHubUpstream } from './worker-hub.js';
 
 export interface WorkerRunOptions {
   store: Store;
+  /** The worker's coordination (one LISTEN connection per process); the run's claims use its lease. */
   coord: Coordination;
   runId: string;
   /** The worker's own folder (mirrors and agents' repositories live below it). */
@@ -70,7 +71,9 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   const spec = loaded.spec;
   if (spec.topology !== 'peers' && spec.topology !== 'orchestrated')
     return err(`run ${runId} is a ${spec.topology} run: fleet workers run peers and subagents only`);
-  const services = await openRunServices({ spec, store, log: store.log, coord: options.coord, env });
+  // Claims and the task board on the run's own lease and heartbeat (spec.claimLeaseMs), as the owner's.
+  const coord = options.coord.forRun(spec.claimLeaseMs);
+  const services = await openRunServices({ spec, store, log: store.log, coord, env });
   if (!services.ok) return err(`run ${runId} cannot run on this worker: ${services.error}`);
   const { scrubber, log, emit, gate, provider, commandEnv, injectorFor } = services.value;
   const providerFor = services.value.providerForModel;
@@ -156,7 +159,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
           providerForModel: providerFor,
           commandEnv,
           sandbox,
-          coord: options.coord,
+          coord,
           budget,
           signal: stopper.signal,
           injectorFor,
@@ -194,7 +197,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
         }
       : null;
   // A subagent on a worker gets the team's shared context and claims as in the owner's process.
-  const coordination = spec.topology === 'orchestrated' ? new AgentCoordination(options.coord, runId) : null;
+  const coordination = spec.topology === 'orchestrated' ? new AgentCoordination(coord, runId) : null;
   const subagents = subagentHost({
     spec,
     log,

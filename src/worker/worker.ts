@@ -269,6 +269,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   if (current) throw new Error('this process is already a fleet worker');
   const { store, name, slots } = options;
   const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
+  // The default claim timing: each run's claims take that run's lease (worker-run.ts, forRun).
   const coord = await createCoordination(store);
   const state = new WorkerState(options, coord);
   current = state;

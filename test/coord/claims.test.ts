@@ -221,3 +221,33 @@ describe('claims', () => {
     });
   });
 });
+
+describe("a run's own lease on a shared coordination (forRun, as a fleet worker uses it)", () => {
+  it("claims and claim_next take the run's lease and heartbeat; the rest is shared and stays open", async () => {
+    const run = coord.forRun(1000);
+    expect([run.claims.leaseMs, run.claims.heartbeatMs]).toEqual([1000, 200]);
+    expect([run.listener, run.messages, run.context, run.board]).toEqual([
+      coord.listener,
+      coord.messages,
+      coord.context,
+      coord.board,
+    ]);
+    // The same timing: the same services.
+    expect(run.forRun(1000)).toBe(run);
+    const runId = testRunId('for-run');
+    const granted = await run.claims.claim({ runId, agent: 'a', scope: 'src/', summary: 'work' });
+    expect(granted.ok && granted.value.status === 'granted' && granted.value.leaseMs).toBe(1000);
+    const added = await run.tasks.add(runId, 'a', [{ key: 't', title: 'a task', scope: 'lib/' }]);
+    expect(added.ok).toBe(true);
+    const next = await run.tasks.claimNext(runId, 'a');
+    expect(next.ok && next.value.status === 'granted' && next.value.leaseMs).toBe(1000);
+    const held = await store.pool.query<{ lease_ms: number }>(
+      'SELECT lease_ms FROM colony.claims WHERE run_id = $1 ORDER BY id',
+      [runId],
+    );
+    expect(held.rows.map((r) => r.lease_ms)).toEqual([1000, 1000]);
+    // Closing a run's view leaves the process's LISTEN connection and messages to their owner.
+    await run.close();
+    expect(coord.listener.isUp).toBe(true);
+  });
+});
