@@ -79,6 +79,7 @@ export const unitFiles: readonly string[] = [
   'test/view/fleet-placement.test.ts',
   'test/view/limit-text.test.ts',
   'test/view/one-fold.test.ts',
+  'test/view/progress-lines.test.ts',
   'test/view/summary-metrics.test.ts',
   'test/view/timeline-colours.test.ts',
   'test/worker/owner-wait.test.ts',

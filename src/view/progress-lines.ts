@@ -37,7 +37,7 @@ export function progressLines(view: RunView, options: ProgressOptions = {}): str
       : '';
   const lines = [
     `${view.status} · ${formatDuration(view.wallClockMs)} · ${view.agents.length} agent(s): ${states || 'starting'}`,
-    `steps ${t.steps} · tools ${t.toolCalls}${merges} · cost ${formatCost(t.costUsd, t.modelCalls)} · tokens ${formatCount(t.tokens.uncached)} in + ${formatCount(t.tokens.cached)} cached + ${formatCount(t.tokens.output)} out`,
+    `steps ${t.steps} · tools ${t.toolCalls}${merges} · cost ${formatCost(t.costUsd, t.modelCalls)} · tokens ${formatCount(t.tokens.uncached)} in + ${formatCount(t.tokens.cached)} cached + ${formatCount(t.tokens.cacheWrite)} cache writes + ${formatCount(t.tokens.output)} out`,
   ];
   const agents = [...view.agents].sort((a, b) => ORDER[a.state] - ORDER[b.state]);
   const width = Math.max(...agents.slice(0, maxAgents).map((a) => a.name.length), 4);

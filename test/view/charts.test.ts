@@ -183,7 +183,7 @@ describe('progressLines', () => {
     const lines = progressLines(view, { columns: 200 });
     expect(lines[0]).toMatch(/^running · \d+\.\d s · 3 agent\(s\): 1 thinking · 2 done$/);
     expect(lines[1]).toMatch(
-      /^steps 8 · tools 8 · merges 2 landed, 1 rejected, 0 queued · cost \$0\.08 · tokens 8\.0k in \+ 4\.0k cached \+ 400 out$/,
+      /^steps 8 · tools 8 · merges 2 landed, 1 rejected, 0 queued · cost \$0\.08 · tokens 8\.0k in \+ 4\.0k cached \+ 0 cache writes \+ 400 out$/,
     );
     expect(lines[2]).toMatch(/^ {2}peer-3 thinking {3}2 steps/);
     expect(progressLines(view, { columns: 30 }).every((l) => l.length <= 30)).toBe(true);
