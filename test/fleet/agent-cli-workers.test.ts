@@ -4,42 +4,30 @@
  * to the owner's queue through the gateway — next to a built-in peer on the fleet.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODULES, modulePolicy } from '../agent-cli/policy.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
+import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, runEvents } from './fleet-harness.js';
 
 const MINI_AGENT = join(import.meta.dirname, '..', 'agent-cli', 'mini-agent.mjs');
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([startDebianPostgres(), startFakeProvider({ policy: modulePolicy })]);
-});
-
-afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
+const fleet = fleetFixture({ model: { policy: modulePolicy } });
 
 describe('colony run --workers --agent-cli', () => {
   it('runs a CLI-driven peer on a worker beside a built-in one: both land, the CLI is metered there', async () => {
-    await db.sql('CREATE DATABASE cli_fleet');
-    const url = db.urlFor('cli_fleet');
-    const env = { COLONY_DATABASE_URL: url };
-    const worker = startWorker('wcli', env, { slots: 2 });
-    workers.push(worker);
-    await joined(worker);
     const files: Record<string, string> = { 'README.md': '# modules\n' };
     for (const m of MODULES.slice(0, 2)) files[`src/${m}/value.txt`] = 'broken\n';
-    const repo = createUserRepo(files, 'colony-cli-fleet-');
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const {
+      url,
+      workers: [worker],
+      repo,
+      env,
+    } = await fleet.start('cli_fleet', {
+      workers: ['wcli'],
+      slots: 2,
+      files,
+      repoPrefix: 'colony-cli-fleet-',
+    });
     const run = await colony(
       [
         'run',
@@ -52,7 +40,7 @@ describe('colony run --workers --agent-cli', () => {
         repo.dir,
         '--goal',
         'fix every module',
-        ...fakeModelFlags(fake.url),
+        ...fakeModelFlags(fleet.fakes.model.url),
         '--verify',
         '! grep -rqx broken src',
         '--merge-verify',
@@ -65,7 +53,7 @@ describe('colony run --workers --agent-cli', () => {
         'peer-2',
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env, timeoutMs: 180_000 },
     );
     expect(run.code, `${run.stderr}\n${run.stdout.slice(-3000)}\n${worker.stderr()}`).toBe(0);
     const summary = lastJsonLine(run.stdout);

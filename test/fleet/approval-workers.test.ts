@@ -8,24 +8,11 @@
  *   while it waits; the resumed owner takes the request up again (the worker sends it again) and
  *   parks it; approved, it lands and the waiting merge_request answers with the landing.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import {
-  joined,
-  type LoggedEvent,
-  runEvents,
-  startWorker,
-  until,
-  type WorkerProcess,
-} from './fleet-harness.js';
+import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, type LoggedEvent, runEvents, until } from './fleet-harness.js';
 import { fleetOrchestratedPolicy, isOrchestratedRequest } from './fleet-orchestrated-policy.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 
@@ -34,47 +21,27 @@ const orchestratedPolicy = fleetOrchestratedPolicy(1);
 const policy: ScriptedPolicy = (request, index) =>
   isOrchestratedRequest(request) ? orchestratedPolicy(request, index) : peersPolicy(request, index);
 
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const owners: ChildProcess[] = [];
-const folders: string[] = [];
+const fleet = fleetFixture({ model: { policy } });
 
-beforeAll(async () => {
-  [db, fake] = await Promise.all([startDebianPostgres(), startFakeProvider({ policy })]);
-});
-
-afterAll(async () => {
-  for (const o of owners) if (o.exitCode === null) o.kill('SIGKILL');
-  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await db?.stop();
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A database, one worker, a repository and the owner's environment for one test. */
+/** A database, one worker, a repository and the owner's environment (over this process's) for one test. */
 async function fixture(name: string, files: Record<string, string>) {
-  await db.sql(`CREATE DATABASE ${name}`);
-  const url = db.urlFor(name);
-  const worker = startWorker(`w-${name}`, { COLONY_DATABASE_URL: url }, { slots: 2 });
-  workers.push(worker);
-  await joined(worker);
-  const repo = createUserRepo(files, `colony-${name}-`);
-  const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-  folders.push(repo.dir, home);
-  const env = { ...process.env, ...NO_API_KEYS, COLONY_HOME: home, COLONY_DATABASE_URL: url };
-  return { url, worker, repo, env };
+  const {
+    url,
+    workers: [worker],
+    repo,
+    env,
+  } = await fleet.start(name, { workers: [`w-${name}`], slots: 2, files, repoPrefix: `colony-${name}-` });
+  return { url, worker, repo, env: { ...process.env, ...env } };
 }
 
 /** Starts `colony run …` in the background; resolves with the run's id once it is in the database. */
 async function startOwner(url: string, env: NodeJS.ProcessEnv, args: string[]) {
   const owner = spawn(process.execPath, [COLONY_BIN, 'run', ...args], { env, stdio: 'ignore' });
-  owners.push(owner);
+  fleet.owners.push(owner);
   const closed = new Promise((resolve) => owner.on('close', resolve));
   let runId = '';
   await until(async () => {
-    const res = await db.sql('SELECT run_id FROM colony.runs LIMIT 1', url.split('/').pop());
+    const res = await fleet.db.sql('SELECT run_id FROM colony.runs LIMIT 1', url.split('/').pop());
     runId = (res.rows[0]?.run_id as string | undefined) ?? '';
     return runId !== '';
   }, 'the run');
@@ -96,7 +63,7 @@ describe('colony run --workers --approve-merges', () => {
       repo.dir,
       '--goal',
       'each peer adds its file',
-      ...fakeModelFlags(fake.url),
+      ...fakeModelFlags(fleet.fakes.model.url),
       '--verify',
       'test -f work/peer-1/1.txt && test -f work/peer-2/1.txt',
       '--merge-verify',
@@ -155,7 +122,7 @@ describe('colony run --workers --approve-merges', () => {
       repo.dir,
       '--goal',
       'the writer adds its file',
-      ...fakeModelFlags(fake.url),
+      ...fakeModelFlags(fleet.fakes.model.url),
       // Also the merge check (orchestrated has no separate one).
       '--verify',
       'test -f out/writer-1.txt',
@@ -182,7 +149,7 @@ describe('colony run --workers --approve-merges', () => {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    owners.push(resumed);
+    fleet.owners.push(resumed);
     let out = '';
     let err = '';
     resumed.stdout?.on('data', (chunk: Buffer) => {

@@ -6,22 +6,15 @@
  * checked on the host: nothing was written into the folder or the file, and the peer's work landed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
+import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
 import { sha256Of } from '../helpers/escape-evidence.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, type WorkerProcess } from './fleet-harness.js';
+import { fleetFixture, runEvents } from './fleet-harness.js';
 
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
 const host = mkdtempSync(join(tmpdir(), 'colony-wip-host-'));
 const hostFolder = join(host, 'folder');
 const hostFile = join(host, 'bashrc');
@@ -59,32 +52,27 @@ const hostilePeer: ScriptedPolicy = (request) => {
   return { text: 'done', usage };
 };
 
-beforeAll(async () => {
+const fleet = fleetFixture({ model: { policy: hostilePeer } });
+fleet.folders.push(host);
+
+beforeAll(() => {
   mkdirSync(hostFolder);
   writeFileSync(hostFile, '# the user’s shell start-up file\n');
-  [db, fake] = await Promise.all([startDebianPostgres(), startFakeProvider({ policy: hostilePeer })]);
-});
-
-afterAll(async () => {
-  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await db?.stop();
-  for (const dir of [...folders, host]) rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a fleet worker’s work-in-progress snapshot', () => {
   it('never writes through links the agent planted in its git directory, and the work lands', async () => {
     const fileHash = sha256Of(hostFile);
-    await db.sql('CREATE DATABASE attack_wip');
-    const url = db.urlFor('attack_wip');
-    const env = { COLONY_DATABASE_URL: url };
-    const worker = startWorker('wwip', env, { slots: 1 });
-    workers.push(worker);
-    await joined(worker);
-    const repo = createUserRepo({ 'README.md': '# wip\n', 'work/.keep': '' });
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const {
+      url,
+      workers: [worker],
+      repo,
+      env,
+    } = await fleet.start('attack_wip', {
+      workers: ['wwip'],
+      slots: 1,
+      files: { 'README.md': '# wip\n', 'work/.keep': '' },
+    });
     const run = await colony(
       [
         'run',
@@ -97,7 +85,7 @@ describe('a fleet worker’s work-in-progress snapshot', () => {
         repo.dir,
         '--goal',
         'add work/wip.txt',
-        ...fakeModelFlags(fake.url),
+        ...fakeModelFlags(fleet.fakes.model.url),
         '--verify',
         'test -f work/wip.txt',
         '--merge-verify',
@@ -106,7 +94,7 @@ describe('a fleet worker’s work-in-progress snapshot', () => {
         'on',
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env, timeoutMs: 180_000 },
     );
     // The host side first: whatever the run's outcome, nothing may have been written out.
     expect(readdirSync(hostFolder), 'objects were written into a host folder through a link').toEqual([]);

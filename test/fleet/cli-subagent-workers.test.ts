@@ -5,46 +5,31 @@
  * model proxy from its own process; its merges reach the owner's queue through the gateway.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { orchestratedCliPolicy, SUBAGENT, taskPrompt } from '../agent-cli/orchestrated-policy.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
+import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, runEvents } from './fleet-harness.js';
 
 const MINI_AGENT = join(import.meta.dirname, '..', 'agent-cli', 'mini-agent.mjs');
 const MODULES = ['alpha', 'beta'];
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([
-    startDebianPostgres(),
-    startFakeProvider({ policy: orchestratedCliPolicy(MODULES) }),
-  ]);
-});
-
-afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
+const fleet = fleetFixture({ model: { policy: orchestratedCliPolicy(MODULES) } });
 
 describe('colony run --topology orchestrated --workers --agent-cli', () => {
   it("runs a CLI-driven subagent's tasks on a worker: the worker hosts the CLI, its merges land", async () => {
-    await db.sql('CREATE DATABASE cli_subagent_fleet');
-    const url = db.urlFor('cli_subagent_fleet');
-    const env = { COLONY_DATABASE_URL: url };
-    const worker = startWorker('wsub', env, { slots: 2 });
-    workers.push(worker);
-    await joined(worker);
     const files: Record<string, string> = { 'README.md': '# modules\n' };
     for (const m of MODULES) files[`src/${m}/value.txt`] = 'broken\n';
-    const repo = createUserRepo(files, 'colony-cli-subagent-fleet-');
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const {
+      url,
+      workers: [worker],
+      repo,
+      env,
+    } = await fleet.start('cli_subagent_fleet', {
+      workers: ['wsub'],
+      slots: 2,
+      files,
+      repoPrefix: 'colony-cli-subagent-fleet-',
+    });
     const run = await colony(
       [
         'run',
@@ -55,7 +40,7 @@ describe('colony run --topology orchestrated --workers --agent-cli', () => {
         repo.dir,
         '--goal',
         'fix every module',
-        ...fakeModelFlags(fake.url),
+        ...fakeModelFlags(fleet.fakes.model.url),
         // Passes after the first task already: each merge lands (the queue checks with it too).
         '--verify',
         'grep -qx "fixed alpha" src/alpha/value.txt',
@@ -65,7 +50,7 @@ describe('colony run --topology orchestrated --workers --agent-cli', () => {
         `cmd:node ${MINI_AGENT}`,
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env, timeoutMs: 180_000 },
     );
     const context = `${run.stderr}\n${run.stdout.slice(-3000)}\n${worker.stderr()}`;
     expect(run.code, context).toBe(0);

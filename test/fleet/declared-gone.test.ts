@@ -3,58 +3,28 @@
  * to the other worker, and the paused one must get its DBOS slots back — a fenced session that never
  * settled held its slot for good, so a worker declared gone under load never ran anything again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, until, type WorkerProcess } from './fleet-harness.js';
+import { describe, expect, it } from 'vitest';
+import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, runEvents, until } from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 
 // Long sessions (20 files at 1 s per step): the other worker is still busy with its own peer when
 // the paused one comes back, so the queued sessions wait for a free slot.
 const FILES = 20;
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([
-    startDebianPostgres(),
-    startFakeProvider({ policy: fleetPeersPolicy(FILES), latencyMs: 1000 }),
-  ]);
-});
-
-afterAll(async () => {
-  for (const w of workers) {
-    if (w.child.exitCode !== null) continue;
-    w.child.kill('SIGCONT');
-    w.child.kill('SIGKILL');
-  }
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await db?.stop();
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
-});
+const fleet = fleetFixture({ model: { policy: fleetPeersPolicy(FILES), latencyMs: 1000 } });
 
 describe('a fleet worker declared gone while alive', () => {
   it('gets its slots back when it resumes: it runs sessions again and the run completes', async () => {
-    await db.sql('CREATE DATABASE gone_alive');
-    const url = db.urlFor('gone_alive');
-    const env = { COLONY_DATABASE_URL: url };
-    const [paused, other] = (['wp', 'wo'] as const).map((name) => startWorker(name, env, { slots: 1 })) as [
-      WorkerProcess,
-      WorkerProcess,
-    ];
-    workers.push(paused, other);
-    await Promise.all([paused, other].map(joined));
-    const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const {
+      url,
+      workers: [paused, other],
+      repo,
+      env,
+    } = await fleet.start('gone_alive', {
+      workers: ['wp', 'wo'],
+      slots: 1,
+      files: { 'README.md': '# fleet\n', 'work/.keep': '' },
+    });
     const agents = 3;
     const running = colony(
       [
@@ -74,14 +44,16 @@ describe('a fleet worker declared gone while alive', () => {
         'true',
         '--sandbox',
         'off',
-        ...fakeModelFlags(fake.url),
+        ...fakeModelFlags(fleet.fakes.model.url),
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 240_000 },
+      { env, timeoutMs: 240_000 },
     );
     let runId = '';
     await until(async () => {
-      const res = await db.sql('SELECT run_id FROM colony.runs LIMIT 1', 'gone_alive').catch(() => null);
+      const res = await fleet.db
+        .sql('SELECT run_id FROM colony.runs LIMIT 1', 'gone_alive')
+        .catch(() => null);
       runId = (res?.rows[0]?.run_id as string | undefined) ?? '';
       if (!runId) return false;
       const events = await runEvents(url, runId);

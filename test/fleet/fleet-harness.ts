@@ -1,13 +1,18 @@
 /**
- * What the fleet tests share: worker processes (`colony worker`) started and killed by the test, the
- * owner's `colony run --workers`, and reading a run's events from the fleet's database.
+ * What the fleet tests share: worker processes (`colony worker`) started and killed by the test, a
+ * test file's fleet (fleetFixture: Debian's Postgres, fake model servers, a database, workers, a user
+ * repository and the owner's environment per test), and reading a run's events from the fleet's database.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from '../fake-provider/server.js';
 import { COLONY_BIN, NO_API_KEYS } from '../helpers/cli.js';
+import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
+import { createUserRepo } from '../helpers/user-repo.js';
 
 export interface WorkerProcess {
   name: string;
@@ -84,16 +89,124 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
   }
 }
 
-/** A fleet test's teardown: its workers killed and reaped, then its model servers, Postgres and folders. */
+/**
+ * A fleet test's teardown: its workers killed and reaped (a paused one woken first), then its model
+ * servers, Postgres, folders and the workers' homes.
+ */
 export async function stopFleetParts(parts: {
   workers: WorkerProcess[];
   servers: Array<{ close(): Promise<void> } | undefined>;
   db: { stop(): Promise<void> } | undefined;
   folders: string[];
 }): Promise<void> {
-  for (const w of parts.workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  for (const w of parts.workers) {
+    if (w.child.exitCode !== null || w.child.signalCode !== null) continue;
+    w.child.kill('SIGCONT');
+    w.child.kill('SIGKILL');
+  }
   await Promise.all(parts.workers.map((w) => w.closed));
   for (const server of parts.servers) await server?.close();
   await parts.db?.stop();
-  for (const dir of parts.folders) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [...parts.folders, ...parts.workers.map((w) => w.home)])
+    rmSync(dir, { recursive: true, force: true });
+}
+
+/** One test's fleet (FleetFixture.start): its own database, its workers joined to it, a repository. */
+export interface TestFleet<W extends readonly WorkerProcess[]> {
+  /** The test's database. */
+  url: string;
+  /** The workers, in the order named, each joined. */
+  workers: W;
+  repo: { dir: string; base: string };
+  /** The owner's COLONY_HOME. */
+  home: string;
+  /** The owner's environment (`colony run --workers`): no API keys, its home, the test's database. */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface FleetFixture<P extends Record<string, FakeProviderOptions>> {
+  readonly db: DebianPostgres;
+  /** The file's fake model servers, by the names given. */
+  readonly fakes: { readonly [K in keyof P]: FakeProvider };
+  /** Workers, background processes (a `colony run` owner) and folders the tests add: stopped and removed after the file. */
+  readonly workers: WorkerProcess[];
+  readonly owners: ChildProcess[];
+  readonly folders: string[];
+  /**
+   * A database named `database`, `workers` started on it (`slots` each, default 2) and joined, a user
+   * repository holding `files`, the owner's home; `env` goes to the workers and the owner alike.
+   */
+  start<const N extends readonly string[]>(
+    database: string,
+    options: {
+      workers: N;
+      files: Record<string, string>;
+      slots?: number;
+      repoPrefix?: string;
+      env?: NodeJS.ProcessEnv;
+    },
+  ): Promise<TestFleet<{ [K in keyof N]: WorkerProcess }>>;
+}
+
+/**
+ * A fleet test file's set-up, as a fixture: Debian's Postgres and the fake model servers start before
+ * its tests (beforeAll); after them (afterAll) every owner and worker is killed and everything stopped
+ * and removed. Call it at the top of the file.
+ */
+export function fleetFixture<P extends Record<string, FakeProviderOptions>>(providers: P): FleetFixture<P> {
+  let db: DebianPostgres | undefined;
+  const fakes = {} as { [K in keyof P]: FakeProvider };
+  const workers: WorkerProcess[] = [];
+  const owners: ChildProcess[] = [];
+  const folders: string[] = [];
+
+  beforeAll(async () => {
+    const names = Object.keys(providers) as (keyof P)[];
+    const [started, servers] = await Promise.all([
+      startDebianPostgres(),
+      Promise.all(names.map((name) => startFakeProvider(providers[name] as FakeProviderOptions))),
+    ]);
+    db = started;
+    names.forEach((name, i) => {
+      fakes[name] = servers[i] as FakeProvider;
+    });
+  });
+
+  afterAll(async () => {
+    for (const o of owners) if (o.exitCode === null && o.signalCode === null) o.kill('SIGKILL');
+    await stopFleetParts({ workers, servers: Object.values(fakes), db, folders });
+  });
+
+  const postgres = (): DebianPostgres => {
+    if (!db) throw new Error('the fleet fixture starts Postgres in beforeAll: use it inside a test');
+    return db;
+  };
+  return {
+    get db() {
+      return postgres();
+    },
+    fakes,
+    workers,
+    owners,
+    folders,
+    async start(database, options) {
+      await postgres().sql(`CREATE DATABASE ${database}`);
+      const url = postgres().urlFor(database);
+      const env = { COLONY_DATABASE_URL: url, ...options.env };
+      const started = options.workers.map((name) => startWorker(name, env, { slots: options.slots ?? 2 }));
+      workers.push(...started);
+      await Promise.all(started.map(joined));
+      const repo = createUserRepo(options.files, options.repoPrefix);
+      const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
+      folders.push(repo.dir, home);
+      return {
+        url,
+        // map keeps the tuple's length and order.
+        workers: started as { [K in keyof typeof options.workers]: WorkerProcess },
+        repo,
+        home,
+        env: { ...NO_API_KEYS, COLONY_HOME: home, ...env },
+      };
+    },
+  };
 }

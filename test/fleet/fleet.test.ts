@@ -1,61 +1,37 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, until, type WorkerProcess } from './fleet-harness.js';
+import { describe, expect, it } from 'vitest';
+import type { FakeProvider } from '../fake-provider/server.js';
+import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, runEvents, until } from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 import { orchestratedTasksPolicy, writerName } from './orchestrated-tasks-policy.js';
 
 // A run's peers on two worker processes (this machine, loopback): the owner keeps the hub and the
 // merge queue, workers clone over HTTP with per-agent tokens and take sessions from the DBOS queue.
-let db: DebianPostgres;
-let fake: FakeProvider;
-let fakeOrchestrated: FakeProvider;
-let fakeTwice: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
 const FILES = 3;
 const WRITERS = 3;
-
-beforeAll(async () => {
-  [db, fake, fakeOrchestrated, fakeTwice] = await Promise.all([
-    startDebianPostgres(),
-    startFakeProvider({ policy: fleetPeersPolicy(FILES), latencyMs: 150 }),
-    startFakeProvider({ policy: orchestratedTasksPolicy(WRITERS), latencyMs: 100 }),
-    startFakeProvider({ policy: fleetPeersPolicy(FILES, { second: true }), latencyMs: 150 }),
-  ]);
-});
-
-afterAll(async () => {
-  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await fake?.close();
-  await fakeOrchestrated?.close();
-  await fakeTwice?.close();
-  await db?.stop();
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+const fleet = fleetFixture({
+  peers: { policy: fleetPeersPolicy(FILES), latencyMs: 150 },
+  orchestrated: { policy: orchestratedTasksPolicy(WRITERS), latencyMs: 100 },
+  twice: { policy: fleetPeersPolicy(FILES, { second: true }), latencyMs: 150 },
 });
 
 /** A database of its own, two workers joined to it, a user repository and the owner's environment. */
-async function fleetFixture(database: string, names: [string, string]) {
-  await db.sql(`CREATE DATABASE ${database}`);
-  const url = db.urlFor(database);
-  const env = { COLONY_DATABASE_URL: url };
-  const pair = names.map((name) => startWorker(name, env, { slots: 2 })) as [WorkerProcess, WorkerProcess];
-  workers.push(...pair);
-  await Promise.all(pair.map(joined));
-  const repo = createUserRepo({ 'README.md': '# fleet\n', 'work/.keep': '' });
-  const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-  folders.push(repo.dir, home);
-  return { url, pair, repo, ownerEnv: { ...NO_API_KEYS, COLONY_HOME: home, ...env } };
+async function fleetOf(database: string, names: readonly [string, string]) {
+  const started = await fleet.start(database, {
+    workers: names,
+    slots: 2,
+    files: { 'README.md': '# fleet\n', 'work/.keep': '' },
+  });
+  return { url: started.url, pair: started.workers, repo: started.repo, ownerEnv: started.env };
 }
 
-function runArgs(repo: string, agents: number, provider: FakeProvider = fake, perAgent = FILES): string[] {
+function runArgs(
+  repo: string,
+  agents: number,
+  provider: FakeProvider = fleet.fakes.peers,
+  perAgent = FILES,
+): string[] {
   return [
     'run',
     '--workers',
@@ -101,10 +77,10 @@ function expectedFiles(agents: number, extra = false): string[] {
 
 describe('colony run --workers', () => {
   it('runs every peer on the fleet: sessions spread over both workers, a synced branch pushes again, all changes land', async () => {
-    const { url, repo, ownerEnv } = await fleetFixture('spread', ['wa', 'wb']);
+    const { url, repo, ownerEnv } = await fleetOf('spread', ['wa', 'wb']);
     const agents = 6;
     // Each peer merges twice, with a sync (a rebase onto main) between: its second push is forced.
-    const run = await colony(runArgs(repo.dir, agents, fakeTwice, FILES + 1), {
+    const run = await colony(runArgs(repo.dir, agents, fleet.fakes.twice, FILES + 1), {
       env: ownerEnv,
       timeoutMs: 180_000,
     });
@@ -134,9 +110,9 @@ describe('colony run --workers', () => {
       pair: [victim, survivor],
       repo,
       ownerEnv,
-    } = await fleetFixture('killed', ['wk', 'ws']);
+    } = await fleetOf('killed', ['wk', 'ws']);
     const agents = 8;
-    const before = fake.stats();
+    const before = fleet.fakes.peers.stats();
     const running = colony(runArgs(repo.dir, agents), {
       env: ownerEnv,
       timeoutMs: 240_000,
@@ -185,7 +161,7 @@ describe('colony run --workers', () => {
     const steps = events.filter((e) => e.kind === 'model.response').map((e) => `${e.agent}#${e.data.step}`);
     expect(new Set(steps).size).toBe(steps.length);
     // Completed model calls repeated: at most the one in flight per taken-over agent.
-    const after = fake.stats();
+    const after = fleet.fakes.peers.stats();
     const repeated = Object.entries(after.byKey).filter(([key, n]) => n > (before.byKey[key] ?? 0) + 1);
     expect(repeated.length).toBeLessThanOrEqual(takenOver.length);
     // No double grants: no scope was granted twice while held.
@@ -206,7 +182,7 @@ describe('colony run --workers', () => {
 
 describe('a fleet run whose owner dies', () => {
   it('resumes with colony resume: workers carry on with the new hub address and secret, nothing lost', async () => {
-    const { url, repo, ownerEnv } = await fleetFixture('owner_killed', ['ra', 'rb']);
+    const { url, repo, ownerEnv } = await fleetOf('owner_killed', ['ra', 'rb']);
     const agents = 8;
     const owner = spawn(process.execPath, [COLONY_BIN, ...runArgs(repo.dir, agents)], {
       env: { ...process.env, ...ownerEnv },
@@ -242,7 +218,7 @@ describe('a fleet run whose owner dies', () => {
 
 describe('colony run --topology orchestrated --workers', () => {
   it("runs the subagents' tasks on the fleet, one session per task; the lead stays with the owner", async () => {
-    const { url, pair, repo, ownerEnv } = await fleetFixture('orchestrated', ['oa', 'ob']);
+    const { url, pair, repo, ownerEnv } = await fleetOf('orchestrated', ['oa', 'ob']);
     const run = await colony(
       [
         'run',
@@ -258,7 +234,7 @@ describe('colony run --topology orchestrated --workers', () => {
         'ls work/*/1.txt',
         '--sandbox',
         'off',
-        ...fakeModelFlags(fakeOrchestrated.url),
+        ...fakeModelFlags(fleet.fakes.orchestrated.url),
         '--json',
       ],
       { env: ownerEnv, timeoutMs: 180_000 },
@@ -315,7 +291,7 @@ describe('colony run --topology orchestrated --workers', () => {
 
 /** The newest run in the fleet's database (the one the test started), or null before it exists. */
 async function runIdOf(url: string): Promise<string | null> {
-  const res = await db.sql(
+  const res = await fleet.db.sql(
     'SELECT run_id FROM colony.runs ORDER BY created_at DESC LIMIT 1',
     url.split('/').pop(),
   );

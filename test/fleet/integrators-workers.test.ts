@@ -5,43 +5,27 @@
  * wait for the integrator's review, and land once it approved them.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
+import { describe, expect, it } from 'vitest';
+import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, runEvents } from './fleet-harness.js';
 import { INTEGRATOR, integratorsPolicy } from './integrators-policy.js';
 
 const AGENTS = 3;
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([
-    startDebianPostgres(),
-    startFakeProvider({ policy: integratorsPolicy(AGENTS - 1) }),
-  ]);
-});
-
-afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
+const fleet = fleetFixture({ model: { policy: integratorsPolicy(AGENTS - 1) } });
 
 describe('colony run --workers --integrators', () => {
   it("lands the workers' peers' requests once the integrator (with the owner) approved them", async () => {
-    await db.sql('CREATE DATABASE integrators_fleet');
-    const url = db.urlFor('integrators_fleet');
-    const env = { COLONY_DATABASE_URL: url };
-    const worker = startWorker('wint', env, { slots: 4 });
-    workers.push(worker);
-    await joined(worker);
-    const repo = createUserRepo({ 'README.md': '# review\n' }, 'colony-integrators-fleet-');
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const {
+      url,
+      workers: [worker],
+      repo,
+      env,
+    } = await fleet.start('integrators_fleet', {
+      workers: ['wint'],
+      slots: 4,
+      files: { 'README.md': '# review\n' },
+      repoPrefix: 'colony-integrators-fleet-',
+    });
     const all = Array.from({ length: AGENTS }, (_, i) => `peer-${i + 1}`);
     const run = await colony(
       [
@@ -57,7 +41,7 @@ describe('colony run --workers --integrators', () => {
         repo.dir,
         '--goal',
         'each peer adds its file',
-        ...fakeModelFlags(fake.url),
+        ...fakeModelFlags(fleet.fakes.model.url),
         '--verify',
         all.map((p) => `test -f work/${p}/1.txt`).join(' && '),
         '--merge-verify',
@@ -68,7 +52,7 @@ describe('colony run --workers --integrators', () => {
         'off',
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env, timeoutMs: 180_000 },
     );
     const context = `${run.stderr}\n${run.stdout.slice(-3000)}\n${worker.stderr()}`;
     expect(run.code, context).toBe(0);

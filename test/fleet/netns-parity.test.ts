@@ -8,7 +8,7 @@
  * - peers with `--integrators 1`: the integrator with the owner approves the worker's peers' requests.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ import {
   type LoggedEvent,
   runEvents,
   startWorker,
+  stopFleetParts,
   until,
   type WorkerProcess,
 } from './fleet-harness.js';
@@ -66,15 +67,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const w of workers)
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await relay?.close();
-  await fake?.close();
-  await db?.stop();
+  await stopFleetParts({ workers, servers: [relay, fake], db, folders });
   await network?.destroy();
-  for (const dir of [...folders, ...workers.map((w) => w.home)])
-    rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
 /** A database, a worker on w1 and the owner's environment for one scenario. */

@@ -16,7 +16,7 @@
  * iproute2: scripts/ensure-iproute2.sh); without them the test fails, saying so.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,7 @@ import {
   type LoggedEvent,
   runEvents,
   startWorker,
+  stopFleetParts,
   until,
   type WorkerProcess,
 } from './fleet-harness.js';
@@ -91,15 +92,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const w of workers)
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.closed));
-  await relay?.close();
-  await fake?.close();
-  await db?.stop();
+  await stopFleetParts({ workers, servers: [relay, fake], db, folders });
   await network?.destroy();
-  for (const dir of [...folders, ...workers.map((w) => w.home)])
-    rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
 /** A fresh database for one scenario: its URL on the network and over the socket (for this process). */

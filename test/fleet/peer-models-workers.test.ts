@@ -3,46 +3,29 @@
  * --peer-max-steps …` hosts both peers on a `colony worker`, which calls each peer's own model (its
  * provider from the run's catalog on the worker) and stops each at its own cap.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
+import { colony, lastJsonLine } from '../helpers/cli.js';
 import { call } from '../topology/peers-spec.js';
-import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
+import { fleetFixture, runEvents } from './fleet-harness.js';
 
 const CAPS = { 'peer-1': 2, 'peer-2': 4 } as const;
 
 /** Every peer keeps reading the shared context: only its step cap ends it. */
 const tireless: ScriptedPolicy = () => call('context_read');
 
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([startDebianPostgres(), startFakeProvider({ policy: tireless })]);
-});
-
-afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
+const fleet = fleetFixture({ model: { policy: tireless } });
 
 describe('per-peer models on fleet workers', () => {
   it("calls each peer's own model from the worker and binds each peer's own cap", async () => {
-    await db.sql('CREATE DATABASE peer_models');
-    const url = db.urlFor('peer_models');
-    // Both models reach the fake provider through the protocol's base URL, on the owner and the worker.
-    const env = { COLONY_DATABASE_URL: url, OPENAI_BASE_URL: fake.url };
-    const worker = startWorker('wm1', env, { slots: 2 });
-    workers.push(worker);
-    await joined(worker);
-    const repo = createUserRepo({ 'README.md': '# models\n' });
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const fake = fleet.fakes.model;
+    const { url, repo, env } = await fleet.start('peer_models', {
+      workers: ['wm1'],
+      slots: 2,
+      files: { 'README.md': '# models\n' },
+      // Both models reach the fake provider through the protocol's base URL, on the owner and the worker.
+      env: { OPENAI_BASE_URL: fake.url },
+    });
     const run = await colony(
       [
         'run',
@@ -68,7 +51,7 @@ describe('per-peer models on fleet workers', () => {
         'off',
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env, timeoutMs: 180_000 },
     );
     if (!run.stdout.trim()) throw new Error(`no output (exit ${run.code}): ${run.stderr.slice(-3000)}`);
     const runId = String(lastJsonLine(run.stdout).runId);

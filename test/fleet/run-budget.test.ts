@@ -3,16 +3,10 @@
  * over two fleet workers stops the run at the limit in total (each worker reads the run's spend from the
  * shared log before a call), at most one call per agent over — not at the limit per worker.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScriptedPolicy } from '../../src/model/index.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { colony, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
-import { joined, runEvents, startWorker, stopFleetParts, type WorkerProcess } from './fleet-harness.js';
+import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, runEvents } from './fleet-harness.js';
 
 const TOKENS_PER_CALL = 1000;
 const BUDGET = 12_000;
@@ -36,31 +30,15 @@ const tireless: ScriptedPolicy = async (request) => {
   };
 };
 
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([
-    startDebianPostgres(),
-    startFakeProvider({ policy: tireless, latencyMs: 100 }),
-  ]);
-});
-
-afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
+const fleet = fleetFixture({ model: { policy: tireless, latencyMs: 100 } });
 
 describe('a budget on a fleet run', () => {
   it('binds the whole run across two workers: the total stays within one call per agent of the limit', async () => {
-    await db.sql('CREATE DATABASE run_budget');
-    const url = db.urlFor('run_budget');
-    const env = { COLONY_DATABASE_URL: url };
-    const pair = ['wb1', 'wb2'].map((name) => startWorker(name, env, { slots: 2 }));
-    workers.push(...pair);
-    await Promise.all(pair.map(joined));
-    const repo = createUserRepo({ 'README.md': '# budget\n' });
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
+    const { url, repo, env } = await fleet.start('run_budget', {
+      workers: ['wb1', 'wb2'],
+      slots: 2,
+      files: { 'README.md': '# budget\n' },
+    });
     const run = await colony(
       [
         'run',
@@ -73,7 +51,7 @@ describe('a budget on a fleet run', () => {
         repo.dir,
         '--goal',
         'keep busy',
-        ...fakeModelFlags(fake.url),
+        ...fakeModelFlags(fleet.fakes.model.url),
         '--budget-tokens',
         String(BUDGET),
         '--max-steps',
@@ -85,7 +63,7 @@ describe('a budget on a fleet run', () => {
         'off',
         '--json',
       ],
-      { env: { ...NO_API_KEYS, COLONY_HOME: home, ...env }, timeoutMs: 180_000 },
+      { env, timeoutMs: 180_000 },
     );
     if (!run.stdout.trim()) throw new Error(`no output (exit ${run.code}): ${run.stderr.slice(-3000)}`);
     const summary = lastJsonLine(run.stdout);

@@ -4,28 +4,14 @@
  * lease, and the worker's heartbeat renews it often enough that it outlives several leases while the
  * peer works. The owner runs in this process (a short lease has no `colony run` flag).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordNewRun } from '../../src/cli/new-run.js';
 import type { ScriptedPolicy } from '../../src/model/index.js';
 import { buildRunSpec } from '../../src/runner/index.js';
 import { openStore } from '../../src/store/index.js';
 import { executeRun } from '../../src/topology/execute-run.js';
-import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
-import { NO_API_KEYS } from '../helpers/cli.js';
-import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
-import { createUserRepo } from '../helpers/user-repo.js';
 import { call } from '../topology/peers-spec.js';
-import {
-  joined,
-  runEvents,
-  startWorker,
-  stopFleetParts,
-  until,
-  type WorkerProcess,
-} from './fleet-harness.js';
+import { fleetFixture, runEvents, until } from './fleet-harness.js';
 
 /** The run's lease: far from the 5-minute default; its heartbeat beats every 800 ms. */
 const LEASE_MS = 4000;
@@ -48,28 +34,18 @@ const holder: ScriptedPolicy = async (request) => {
   return { text: 'done' };
 };
 
-let db: DebianPostgres;
-let fake: FakeProvider;
-const workers: WorkerProcess[] = [];
-const folders: string[] = [];
-
-beforeAll(async () => {
-  [db, fake] = await Promise.all([startDebianPostgres(), startFakeProvider({ policy: holder })]);
-});
-
-afterAll(() => stopFleetParts({ workers, servers: [fake], db, folders }));
+const fleet = fleetFixture({ model: { policy: holder } });
 
 describe("a fleet worker's claims", () => {
   it("take the run's lease and are renewed at its rate", async () => {
-    await db.sql('CREATE DATABASE run_lease');
-    const url = db.urlFor('run_lease');
-    const worker = startWorker('wl1', { COLONY_DATABASE_URL: url }, { slots: 1 });
-    workers.push(worker);
-    await joined(worker);
-    const repo = createUserRepo({ 'README.md': '# lease\n' });
-    const home = mkdtempSync(join(tmpdir(), 'colony-owner-'));
-    folders.push(repo.dir, home);
-    const env = { ...process.env, ...NO_API_KEYS, COLONY_HOME: home, COLONY_DATABASE_URL: url };
+    const {
+      url,
+      repo,
+      home,
+      env: ownerEnv,
+    } = await fleet.start('run_lease', { workers: ['wl1'], slots: 1, files: { 'README.md': '# lease\n' } });
+    // The owner runs in this process: its environment is this process's with the fleet's on top.
+    const env = { ...process.env, ...ownerEnv };
     const built = await buildRunSpec(
       {
         repo: repo.dir,
@@ -77,7 +53,7 @@ describe("a fleet worker's claims", () => {
         topology: 'peers',
         agents: 1,
         model: 'openai-chat:fake-model',
-        baseUrl: fake.url,
+        baseUrl: fleet.fakes.model.url,
         verify: 'true',
         sandbox: 'off',
         fleet: {},
