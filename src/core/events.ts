@@ -110,6 +110,28 @@ export interface EventPayloads {
     content: string;
     summary: string;
     durationMs: number;
+    /**
+     * Set on the result of a call that was in flight at a crash and had logged a `tool.intent`:
+     * `applied` — its change was on disk already, so it was not made again and this is the result it
+     * logged as intended; `changed` — the file was neither as before nor as after the change, so it
+     * was not run (agent/in-flight.ts). Absent: the call ran.
+     */
+    recovered?: 'applied' | 'changed';
+  };
+  /**
+   * A file tool (write, edit) is about to change `path` (relative to the agent's checkout): the sha256
+   * of the file's bytes before (null: no file) and after the change, and the call's result once it is
+   * made. Logged and committed before the file is written, so a resumed agent can tell whether a call
+   * in flight at the crash took effect (agent/in-flight.ts).
+   */
+  'tool.intent': {
+    step: number;
+    callId: string;
+    name: string;
+    path: string;
+    beforeHash: string | null;
+    afterHash: string;
+    result: string;
   };
   'limit.hit': { limit: string; value: number; used: number };
   compaction: { step: number; replacedMessages: number; summary: string; tokensBefore: number };
@@ -262,6 +284,27 @@ export interface EventPayloads {
     durationMs: number;
   };
   'workflow.finished': { ok: boolean; value?: unknown; error?: string };
+
+  // Publishing a finished run (src/forge/, docs/forges.md): logged after run.finished, they do not
+  // move the run's clock (view/run-state.ts).
+  /** The branches pushed to `remote` (no credentials); `created: false` were there at that commit. */
+  'publish.pushed': {
+    remote: string;
+    forge: string | null;
+    branches: Array<{ branch: string; commit: string; created: boolean }>;
+  };
+  /** A pull/merge request opened for a pushed branch (`mr`: the landed merge request it carries). */
+  'publish.pr_opened': {
+    forge: string;
+    number: number;
+    url: string;
+    branch: string;
+    base: string;
+    draft: boolean;
+    mr: number | null;
+    warnings: string[];
+  };
+  'publish.failed': { step: 'push' | 'pull_request'; remote: string; branch: string | null; error: string };
 }
 
 /** One model endpoint a run calls (run.started). */

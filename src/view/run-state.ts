@@ -165,7 +165,8 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
   state.events += 1;
   state.lastSeq = Math.max(state.lastSeq, event.seq);
   state.runId ??= event.runId;
-  if (Number.isFinite(at)) {
+  // What was done with a finished run's result (publish.*, src/forge/) does not move the run's clock.
+  if (Number.isFinite(at) && !event.kind.startsWith('publish.')) {
     state.firstMs = state.firstMs === null ? at : Math.min(state.firstMs, at);
     state.lastMs = state.lastMs === null ? at : Math.max(state.lastMs, at);
   }

@@ -21,7 +21,8 @@ const LAYERS: string[][] = [
   ['topology'],
   // runner: the front door of a new run (one spec builder for the library and the CLI).
   ['runner'],
-  ['report', 'server', 'worker'],
+  // forge: publishing a finished run (push + pull request) reads the log, the view and the git runner.
+  ['report', 'server', 'worker', 'forge'],
   ['dashboard', 'eval'],
   // The CLI is a client of the library, never the other way round.
   ['library'],

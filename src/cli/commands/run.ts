@@ -9,6 +9,13 @@ import { prepareRun, recordNewRun } from '../new-run.js';
 import { peerSettingFlags } from '../peer-flags.js';
 import { SANDBOX_OPTIONS, sandboxFlags } from '../sandbox-flags.js';
 import { withStore } from '../store-access.js';
+import {
+  PUBLISH_FLAGS_HELP,
+  PUBLISH_OPTIONS,
+  preparePublishOrThrow,
+  publishAfterRun,
+  runPublishRequest,
+} from './publish.js';
 
 export const RUN_HELP = `colony run --goal TEXT [options]
 
@@ -94,6 +101,9 @@ never touched. The result is fetched into your repository as the branch colony/<
                        --base-url or OPENAI_BASE_URL / ANTHROPIC_BASE_URL choose such an endpoint
   --json               one JSON object per event, the run summary last (run.started names the
                        endpoints the run calls)
+  --push REMOTE        when the run has landed something, push colony/<run-id> to this remote of
+                       your repository (or URL), as colony publish does (docs/forges.md), with:
+${PUBLISH_FLAGS_HELP}
 
 The result arrives as the branch colony/<run-id> in your repository when something landed (none
 otherwise); the summary's numbers (CriticalSteps, parallelism, coordination share): colony show --help.`;
@@ -136,6 +146,8 @@ const OPTIONS = {
   'hub-url': { type: 'string' },
   config: { type: 'string' },
   json: { type: 'boolean' },
+  push: { type: 'string' },
+  ...PUBLISH_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -210,6 +222,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.env,
   );
   const agentCli = agentCliFlags(values, topology.topology, topology.agents, process.env);
+  const publish = runPublishRequest(values);
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
@@ -234,6 +247,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       `warning: ${prepared.dirty.length} uncommitted change(s) in ${prepared.spec.repo} are NOT included; the run starts from ${prepared.spec.baseRef} (${prepared.spec.baseCommit.slice(0, 10)})\n`,
     );
   }
+  // The remote, forge and token are checked before the run spends anything.
+  const publishing = publish ? await preparePublishOrThrow(prepared.spec.repo, publish, 'run') : null;
   return withStore(async (store) => {
     await recordNewRun(store, prepared.spec, prepared.catalog);
     if (!values.json) {
@@ -253,6 +268,8 @@ export async function runCommand(argv: string[]): Promise<number> {
       resumed: false,
       runSlots,
     });
+    if (publishing)
+      return publishAfterRun(store, summary, publishing, values.json ?? false, exitCodeFor(summary.status));
     return exitCodeFor(summary.status);
   });
 }

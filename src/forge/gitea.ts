@@ -1,0 +1,89 @@
+/**
+ * Gitea's and Forgejo's REST API (/api/v1): the repository's default branch, a pull request (a draft
+ * is a title starting `WIP: `, which both read as work in progress), labels (Gitea takes label ids:
+ * the repository's labels are listed first; a missing label is a warning, not created) and reviewers.
+ */
+import { z } from 'zod';
+import { err, ok, type Result } from '../lang/result.js';
+import { forgeHttp } from './http.js';
+import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
+
+const Repo = z.object({ default_branch: z.string().min(1) });
+const Pull = z.object({ number: z.number().int(), html_url: z.string() });
+const Labels = z.array(z.object({ id: z.number().int(), name: z.string() }));
+const PAGE = 50;
+const MAX_PAGES = 20;
+
+export function giteaApi(target: ForgeTarget, token: string, fetchImpl?: typeof fetch): ForgeApi {
+  const http = forgeHttp(target.apiBase, { authorization: `token ${token}` }, fetchImpl);
+  const repo = `/repos/${target.repoPath}`;
+
+  async function labelIds(names: readonly string[]): Promise<Result<{ ids: number[]; missing: string[] }>> {
+    const all: Array<{ id: number; name: string }> = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const got = await http.request('GET', `${repo}/labels`, {
+        query: { page: String(page), limit: String(PAGE) },
+      });
+      if (!got.ok) return got;
+      const parsed = Labels.safeParse(got.value.json);
+      if (!parsed.success) return err(`GET ${repo}/labels: not a list of labels`);
+      all.push(...parsed.data);
+      if (parsed.data.length < PAGE) break;
+    }
+    const ids: number[] = [];
+    const missing: string[] = [];
+    for (const name of names) {
+      const label = all.find((l) => l.name === name);
+      if (label) ids.push(label.id);
+      else missing.push(name);
+    }
+    return ok({ ids, missing });
+  }
+
+  return {
+    kind: 'gitea',
+    async defaultBranch() {
+      const got = await http.request('GET', repo);
+      if (!got.ok) return got;
+      const parsed = Repo.safeParse(got.value.json);
+      return parsed.success
+        ? ok(parsed.data.default_branch)
+        : err(`GET ${repo}: no default_branch in the answer`);
+    },
+    async openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>> {
+      const warnings: string[] = [];
+      let labels: number[] = [];
+      if (pr.labels.length > 0) {
+        const found = await labelIds(pr.labels);
+        if (!found.ok) warnings.push(`labels not added: ${found.error}`);
+        else {
+          labels = found.value.ids;
+          if (found.value.missing.length > 0)
+            warnings.push(
+              `labels not on the repository (Gitea adds existing labels only): ${found.value.missing.join(', ')}`,
+            );
+        }
+      }
+      const created = await http.request('POST', `${repo}/pulls`, {
+        body: {
+          head: pr.head,
+          base: pr.base,
+          title: pr.draft ? `WIP: ${pr.title}` : pr.title,
+          body: pr.body,
+          ...(labels.length > 0 ? { labels } : {}),
+        },
+      });
+      if (!created.ok) return created;
+      const parsed = Pull.safeParse(created.value.json);
+      if (!parsed.success) return err(`POST ${repo}/pulls: no number or html_url in the answer`);
+      const { number, html_url: url } = parsed.data;
+      if (pr.reviewers.length > 0) {
+        const asked = await http.request('POST', `${repo}/pulls/${number}/requested_reviewers`, {
+          body: { reviewers: [...pr.reviewers] },
+        });
+        if (!asked.ok) warnings.push(`reviewers not requested: ${asked.error}`);
+      }
+      return ok({ number, url, warnings });
+    },
+  };
+}

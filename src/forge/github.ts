@@ -1,0 +1,61 @@
+/**
+ * GitHub's REST API (api.github.com, or GitHub Enterprise Server's /api/v3): the repository's default
+ * branch, a pull request (draft when asked), its labels and requested reviewers (`org/team` asks a team).
+ */
+import { z } from 'zod';
+import { err, ok, type Result } from '../lang/result.js';
+import { forgeHttp } from './http.js';
+import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
+
+const Repo = z.object({ default_branch: z.string().min(1) });
+const Pull = z.object({ number: z.number().int(), html_url: z.string() });
+
+export function githubApi(target: ForgeTarget, token: string, fetchImpl?: typeof fetch): ForgeApi {
+  const http = forgeHttp(
+    target.apiBase,
+    {
+      authorization: `Bearer ${token}`,
+      accept: 'application/vnd.github+json',
+      'x-github-api-version': '2022-11-28',
+    },
+    fetchImpl,
+  );
+  const repo = `/repos/${target.repoPath}`;
+  return {
+    kind: 'github',
+    async defaultBranch() {
+      const got = await http.request('GET', repo);
+      if (!got.ok) return got;
+      const parsed = Repo.safeParse(got.value.json);
+      return parsed.success
+        ? ok(parsed.data.default_branch)
+        : err(`GET ${repo}: no default_branch in the answer`);
+    },
+    async openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>> {
+      const created = await http.request('POST', `${repo}/pulls`, {
+        body: { title: pr.title, head: pr.head, base: pr.base, body: pr.body, draft: pr.draft },
+      });
+      if (!created.ok) return created;
+      const parsed = Pull.safeParse(created.value.json);
+      if (!parsed.success) return err(`POST ${repo}/pulls: no number or html_url in the answer`);
+      const { number, html_url: url } = parsed.data;
+      const warnings: string[] = [];
+      if (pr.labels.length > 0) {
+        // Labels live on the pull request's issue; GitHub creates a label that does not exist yet.
+        const labelled = await http.request('POST', `${repo}/issues/${number}/labels`, {
+          body: { labels: [...pr.labels] },
+        });
+        if (!labelled.ok) warnings.push(`labels not added: ${labelled.error}`);
+      }
+      if (pr.reviewers.length > 0) {
+        const teams = pr.reviewers.filter((r) => r.includes('/')).map((r) => r.slice(r.indexOf('/') + 1));
+        const users = pr.reviewers.filter((r) => !r.includes('/'));
+        const asked = await http.request('POST', `${repo}/pulls/${number}/requested_reviewers`, {
+          body: { reviewers: users, ...(teams.length > 0 ? { team_reviewers: teams } : {}) },
+        });
+        if (!asked.ok) warnings.push(`reviewers not requested: ${asked.error}`);
+      }
+      return ok({ number, url, warnings });
+    },
+  };
+}

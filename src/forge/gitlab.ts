@@ -1,0 +1,63 @@
+/**
+ * GitLab's REST API v4 (gitlab.com or self-hosted /api/v4): the project's default branch, a merge
+ * request (a draft is a title starting `Draft: `), its labels (created if missing) and reviewers
+ * (GitLab wants user ids: each name is looked up first).
+ */
+import { z } from 'zod';
+import { err, ok, type Result } from '../lang/result.js';
+import { forgeHttp } from './http.js';
+import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
+
+const Project = z.object({ default_branch: z.string().min(1) });
+const MergeRequest = z.object({ iid: z.number().int(), web_url: z.string() });
+const Users = z.array(z.object({ id: z.number().int(), username: z.string() }));
+
+export function gitlabApi(target: ForgeTarget, token: string, fetchImpl?: typeof fetch): ForgeApi {
+  const http = forgeHttp(target.apiBase, { authorization: `Bearer ${token}` }, fetchImpl);
+  // The project by its full path, URL-encoded as one path segment.
+  const project = `/projects/${encodeURIComponent(target.repoPath)}`;
+
+  async function userIds(names: readonly string[]): Promise<{ ids: number[]; missing: string[] }> {
+    const ids: number[] = [];
+    const missing: string[] = [];
+    for (const name of names) {
+      const found = await http.request('GET', '/users', { query: { username: name } });
+      const users = found.ok ? Users.safeParse(found.value.json) : null;
+      const user = users?.success ? users.data.find((u) => u.username === name) : undefined;
+      if (user) ids.push(user.id);
+      else missing.push(found.ok ? name : `${name} (${found.error})`);
+    }
+    return { ids, missing };
+  }
+
+  return {
+    kind: 'gitlab',
+    async defaultBranch() {
+      const got = await http.request('GET', project);
+      if (!got.ok) return got;
+      const parsed = Project.safeParse(got.value.json);
+      return parsed.success
+        ? ok(parsed.data.default_branch)
+        : err(`GET ${project}: no default_branch in the answer`);
+    },
+    async openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>> {
+      const warnings: string[] = [];
+      const reviewers = await userIds(pr.reviewers);
+      if (reviewers.missing.length > 0) warnings.push(`reviewers not found: ${reviewers.missing.join(', ')}`);
+      const created = await http.request('POST', `${project}/merge_requests`, {
+        body: {
+          source_branch: pr.head,
+          target_branch: pr.base,
+          title: pr.draft ? `Draft: ${pr.title}` : pr.title,
+          description: pr.body,
+          ...(pr.labels.length > 0 ? { labels: pr.labels.join(',') } : {}),
+          ...(reviewers.ids.length > 0 ? { reviewer_ids: reviewers.ids } : {}),
+        },
+      });
+      if (!created.ok) return created;
+      const parsed = MergeRequest.safeParse(created.value.json);
+      if (!parsed.success) return err(`POST ${project}/merge_requests: no iid or web_url in the answer`);
+      return ok({ number: parsed.data.iid, url: parsed.data.web_url, warnings });
+    },
+  };
+}
