@@ -14,7 +14,6 @@ import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import { CliHost } from '../agent-cli/index.js';
 import { AgentCoordination, createContextReadTool, createContextUnfoldTool } from '../coord/index.js';
-import { isKind } from '../core/events.js';
 import type { FleetOwner } from '../fleet/owner.js';
 import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
@@ -30,7 +29,7 @@ import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
 import { agentCliAccess } from './peers/cli-access.js';
-import { driveAgent } from './session/drive-agent.js';
+import { runAgentSession } from './session/agent-session.js';
 import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
 import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
@@ -121,10 +120,10 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       });
       try {
         const history = await log.read(spec.runId, { agent: LEAD_AGENT });
-        const started = history.find(isKind('agent.started'));
         const ws = await workspace.forAgent(LEAD_AGENT);
         if (!ws.ok) throw new Error(ws.error);
-        const base = toolsForProfile('plan', ws.value.worktree);
+        const { worktree } = ws.value;
+        const base = toolsForProfile('plan', worktree);
         if (!base.ok) throw new Error(base.error);
         // The lead reads the shared context (its subagents' FAIL and PATCH entries, channel messages).
         const tools = [
@@ -135,53 +134,51 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
           createContextUnfoldTool(ctx.coord, spec.runId),
         ];
         const maxSteps = spec.leadMaxSteps ?? spec.maxSteps;
-        let system = started?.data.system;
-        if (!system) {
-          system = ctx.scrubber.scrub(
-            leadSystemPrompt({
-              goal: spec.goal,
-              verify: spec.verify,
-              profiles: [...new Set([...PROFILE_NAMES, ...Object.keys(profiles)])],
-              repository: renderRepoSummary(summariseRepo(ws.value.worktree)),
-              maxSubagentSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
-              sharedContext: true,
-            }),
-          );
-          await emit(
-            'agent.started',
-            {
-              profile: 'lead',
-              model: ctx.provider.model.id,
-              task: spec.goal,
-              system,
-              tools: tools.map((t) => t.spec.name),
-              maxSteps,
-            },
-            LEAD_AGENT,
-          );
-        }
-        leadOutcome = await driveAgent({
-          kind: 'loop',
-          spec: {
+        leadOutcome = await runAgentSession(
+          {
             runId: spec.runId,
-            name: LEAD_AGENT,
-            profile: 'lead',
-            task: spec.goal,
-            system,
-            tools,
-            provider: ctx.provider,
-            maxSteps,
-            stream: spec.stream,
-          },
-          deps: {
+            agent: LEAD_AGENT,
             log,
             scrubber: ctx.scrubber,
-            budget,
-            signal: ctx.signal,
             history,
-            beforeModelCall: ctx.injectorFor(LEAD_AGENT),
+            profile: 'lead',
+            model: ctx.provider.model.id,
+            task: spec.goal,
+            tools: tools.map((t) => t.spec.name),
+            maxSteps,
+            system: () =>
+              leadSystemPrompt({
+                goal: spec.goal,
+                verify: spec.verify,
+                profiles: [...new Set([...PROFILE_NAMES, ...Object.keys(profiles)])],
+                repository: renderRepoSummary(summariseRepo(worktree)),
+                maxSubagentSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
+                sharedContext: true,
+              }),
           },
-        });
+          (system) => ({
+            kind: 'loop',
+            spec: {
+              runId: spec.runId,
+              name: LEAD_AGENT,
+              profile: 'lead',
+              task: spec.goal,
+              system,
+              tools,
+              provider: ctx.provider,
+              maxSteps,
+              stream: spec.stream,
+            },
+            deps: {
+              log,
+              scrubber: ctx.scrubber,
+              budget,
+              signal: ctx.signal,
+              history,
+              beforeModelCall: ctx.injectorFor(LEAD_AGENT),
+            },
+          }),
+        );
         if (spec.accept && leadOutcome.status === 'done' && !ctx.signal.aborted) {
           await runAcceptance({
             runId: spec.runId,

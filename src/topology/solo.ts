@@ -22,7 +22,7 @@ import { isAncestor, revParse } from '../workspace/integration/hub-git.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
-import { driveAgent } from './session/drive-agent.js';
+import { runAgentSession } from './session/agent-session.js';
 import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
 import {
   finalizeTeamRun,
@@ -61,56 +61,55 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
       if (!ws.ok) throw new Error(ws.error);
       const { worktree } = ws.value;
       const history = await log.read(spec.runId, { agent: SOLO_AGENT });
-      const started = history.find(isKind('agent.started'));
       const tools = toolsForProfile(spec.profile, worktree, {
         bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
       });
       if (!tools.ok) throw new Error(tools.error);
-      let system = started?.data.system;
-      if (!system) {
-        system = ctx.scrubber.scrub(
-          buildSystemPrompt({
-            profile: spec.profile,
-            repo: summariseRepo(worktree),
-            verify: spec.verify,
-            toolNames: tools.tools.map((t) => t.spec.name),
-          }),
-        );
-        await team.emit(
-          'agent.started',
-          {
-            profile: spec.profile,
-            model: ctx.provider.model.id,
-            task: spec.goal,
-            system,
-            tools: tools.tools.map((t) => t.spec.name),
-            maxSteps: spec.maxSteps,
-          },
-          SOLO_AGENT,
-        );
-      }
-      agentOutcome = await driveAgent({
-        kind: 'loop',
-        spec: {
+      const toolNames = tools.tools.map((t) => t.spec.name);
+      const budget = await replayedBudget(ctx);
+      agentOutcome = await runAgentSession(
+        {
           runId: spec.runId,
-          name: SOLO_AGENT,
-          profile: spec.profile,
-          task: spec.goal,
-          system,
-          tools: tools.tools,
-          provider: ctx.provider,
-          maxSteps: spec.maxSteps,
-          stream: spec.stream,
-        },
-        deps: {
+          agent: SOLO_AGENT,
           log,
           scrubber: ctx.scrubber,
-          budget: await replayedBudget(ctx),
-          signal: ctx.signal,
           history,
-          beforeModelCall: ctx.injectorFor(SOLO_AGENT),
+          profile: spec.profile,
+          model: ctx.provider.model.id,
+          task: spec.goal,
+          tools: toolNames,
+          maxSteps: spec.maxSteps,
+          system: () =>
+            buildSystemPrompt({
+              profile: spec.profile,
+              repo: summariseRepo(worktree),
+              verify: spec.verify,
+              toolNames,
+            }),
         },
-      });
+        (system) => ({
+          kind: 'loop',
+          spec: {
+            runId: spec.runId,
+            name: SOLO_AGENT,
+            profile: spec.profile,
+            task: spec.goal,
+            system,
+            tools: tools.tools,
+            provider: ctx.provider,
+            maxSteps: spec.maxSteps,
+            stream: spec.stream,
+          },
+          deps: {
+            log,
+            scrubber: ctx.scrubber,
+            budget,
+            signal: ctx.signal,
+            history,
+            beforeModelCall: ctx.injectorFor(SOLO_AGENT),
+          },
+        }),
+      );
     },
 
     finalize: () =>

@@ -13,7 +13,6 @@ import { coordinationOf, resolveProfile, TEAM_COORDINATION, toolsForProfile } fr
 import { summariseRepo } from '../agent/repo-summary.js';
 import { buildSystemPrompt } from '../agent/system-prompt.js';
 import { AgentCoordination, coordinationPrompt } from '../coord/index.js';
-import { isKind } from '../core/events.js';
 import type { Result } from '../lang/result.js';
 import type { Provider, Usage } from '../model/types.js';
 import type { RunPhases } from '../run/durable.js';
@@ -37,7 +36,7 @@ import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { coordinationHooks } from './integration-hooks.js';
-import { driveAgent } from './session/drive-agent.js';
+import { runAgentSession } from './session/agent-session.js';
 import { type DecidingEnd, decideRunStatus } from './session/run-verdict.js';
 import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
@@ -51,7 +50,7 @@ export const workflowTopology: Topology = { name: 'workflow', phases: workflowPh
 export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const { spec, log } = ctx;
   const team = openTeamRun(ctx);
-  const { dir, workspace, emit } = team;
+  const { dir, workspace } = team;
   let outcome: WorkflowOutcome | null = null;
   let mainLock: Promise<unknown> = Promise.resolve();
 
@@ -161,63 +160,67 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         if (!own.ok) return { ok: false, error: own.error };
         const tools = { tools: [...own.tools, ...coordination.tools(agent, capabilities)] };
         const history = await log.read(spec.runId, { agent });
-        const started = history.find(isKind('agent.started'));
-        let system = started?.data.system;
-        if (!system) {
-          let repo = writer ? undefined : summaries.get(root);
-          if (!repo) {
-            repo = summariseRepo(root);
-            if (!writer) summaries.set(root, repo);
-          }
-          const prompt = [
-            buildSystemPrompt({
-              profile: base,
-              repo,
-              verify: writer ? (spec.mergeVerify ?? spec.verify) : undefined,
-              toolNames: tools.tools.map((t) => t.spec.name),
-            }),
-            coordinationPrompt(capabilities, writer ? 'you finish and your work has landed' : 'you finish'),
-            request.instructions ? `# Instructions\n${request.instructions}` : '',
-          ];
-          system = ctx.scrubber.scrub(prompt.filter((part) => part !== '').join('\n\n'));
-          await emit(
-            'agent.started',
-            {
-              profile: request.profile,
-              model: provider.model.id,
-              task: request.task,
-              system,
-              tools: tools.tools.map((t) => t.spec.name),
-              maxSteps: request.maxSteps,
-            },
-            agent,
-          );
-        }
+        const toolNames = tools.tools.map((t) => t.spec.name);
         const stepBudget = request.budget
           ? await stepBudgetFor(log, spec.runId, agent, request.budget, budget)
           : budget;
-        const end = await driveAgent({
-          kind: 'loop',
-          spec: {
+        const end = await runAgentSession(
+          {
             runId: spec.runId,
-            name: agent,
-            profile: request.profile,
-            task: request.task,
-            system,
-            tools: tools.tools,
-            provider,
-            maxSteps: request.maxSteps,
-            stream: spec.stream,
-          },
-          deps: {
+            agent,
             log,
             scrubber: ctx.scrubber,
-            budget: stepBudget,
-            signal: request.signal,
             history,
-            beforeModelCall: ctx.injectorFor(agent),
+            profile: request.profile,
+            model: provider.model.id,
+            task: request.task,
+            tools: toolNames,
+            maxSteps: request.maxSteps,
+            system: () => {
+              let repo = writer ? undefined : summaries.get(root);
+              if (!repo) {
+                repo = summariseRepo(root);
+                if (!writer) summaries.set(root, repo);
+              }
+              const prompt = [
+                buildSystemPrompt({
+                  profile: base,
+                  repo,
+                  verify: writer ? (spec.mergeVerify ?? spec.verify) : undefined,
+                  toolNames,
+                }),
+                coordinationPrompt(
+                  capabilities,
+                  writer ? 'you finish and your work has landed' : 'you finish',
+                ),
+                request.instructions ? `# Instructions\n${request.instructions}` : '',
+              ];
+              return prompt.filter((part) => part !== '').join('\n\n');
+            },
           },
-        });
+          (system) => ({
+            kind: 'loop',
+            spec: {
+              runId: spec.runId,
+              name: agent,
+              profile: request.profile,
+              task: request.task,
+              system,
+              tools: tools.tools,
+              provider,
+              maxSteps: request.maxSteps,
+              stream: spec.stream,
+            },
+            deps: {
+              log,
+              scrubber: ctx.scrubber,
+              budget: stepBudget,
+              signal: request.signal,
+              history,
+              beforeModelCall: ctx.injectorFor(agent),
+            },
+          }),
+        );
         const outcome = {
           status: end.status,
           stopReason: end.stopReason,

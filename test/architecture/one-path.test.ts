@@ -1,6 +1,6 @@
 /**
- * One way to do each thing that used to be copied (issue 28): every agent start reaches its model
- * through topology/session/drive-agent.ts, every run's status through topology/session/run-verdict.ts,
+ * One way to do each thing that used to be copied (issue 28): every agent starts in
+ * topology/session/agent-session.ts and reaches its model through topology/session/drive-agent.ts, every run's status through topology/session/run-verdict.ts,
  * and every process hosting a run builds its log, scrubber and rate gate in
  * topology/session/run-services.ts, and every command an agent can influence starts through
  * sandbox/spawn.ts. A second copy anywhere in src/ fails here, naming the file.
@@ -36,6 +36,13 @@ describe('one path', () => {
   it('starts every agent through driveAgent: the loop or a CLI is the only choice', () => {
     expect(filesMatching(/\brunAgent\(/)).toEqual(['agent/loop.ts', 'topology/session/drive-agent.ts']);
     expect(filesMatching(/\.drive\(\{|host\.drive\(/)).toEqual(['topology/session/drive-agent.ts']);
+  });
+
+  it('logs every agent start (agent.started, its system prompt) in one agent session', () => {
+    // An emit/append whose kind argument is 'agent.started', however the call is spread over lines.
+    expect(filesMatching(/\b(?:emit|eventOf|append)\(\s*(?:[\w.]+,\s*)*'agent\.started'/)).toEqual([
+      'topology/session/agent-session.ts',
+    ]);
   });
 
   it('decides every run status in one place', () => {

@@ -31,6 +31,7 @@ import {
   type IntegrationPort,
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace } from '../../workspace/run-workspace.js';
+import { openAgentSession } from '../session/agent-session.js';
 import { type AgentDriver, driveAgent } from '../session/drive-agent.js';
 import { LEAD_AGENT } from './prompt.js';
 import type { SubagentCli } from './subagent-cli.js';
@@ -195,16 +196,20 @@ async function runTask(
   const emit = <K extends EventKind>(kind: K, data: EventPayloads[K]) =>
     log.append(eventOf(runId, subagent.name, kind, deps.scrubber.scrubValue(data)));
   // agent.started and task.started are appended together so they share one commit.
-  const agentStarted = history.some((e) => e.kind === 'agent.started')
-    ? null
-    : emit('agent.started', {
-        profile: subagent.profile.name,
-        model: subagent.model,
-        task: task.prompt,
-        system: subagent.systemPrompt,
-        tools: tools.map((t) => t.spec.name),
-        maxSteps: subagent.maxSteps,
-      });
+  const session = await openAgentSession({
+    runId,
+    agent: subagent.name,
+    log,
+    scrubber: deps.scrubber,
+    history,
+    profile: subagent.profile.name,
+    model: subagent.model,
+    task: task.prompt,
+    tools: tools.map((t) => t.spec.name),
+    maxSteps: subagent.maxSteps,
+    system: () => subagent.systemPrompt,
+  });
+  const agentStarted = session.started;
   const taskStarted = mine
     ? null
     : emit('task.started', {
@@ -252,7 +257,7 @@ async function runTask(
         cli,
         agent: subagent.name,
         goal: task.prompt,
-        system: subagent.systemPrompt,
+        system: session.system,
         worktree: options.worktree,
         tools,
         sandbox: deps.cli.sandbox,
@@ -271,7 +276,7 @@ async function runTask(
         name: subagent.name,
         profile: subagent.profile.base,
         task: first.prompt,
-        system: subagent.systemPrompt,
+        system: session.system,
         tools,
         provider: provider.provider,
         // The step cap is per task; the agent's step count runs on across its tasks.
