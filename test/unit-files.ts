@@ -9,6 +9,7 @@ export const unitFiles: readonly string[] = [
   'test/agent/budget.test.ts',
   'test/agent/conversation.test.ts',
   'test/agent/direct-message.test.ts',
+  'test/agent/in-flight.test.ts',
   'test/agent/paths.test.ts',
   'test/agent/tools/read.test.ts',
   'test/architecture/layers.test.ts',

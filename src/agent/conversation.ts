@@ -4,7 +4,7 @@
  * so no completed model call or tool call is ever repeated.
  */
 
-import type { StoredEvent } from '../core/events.js';
+import type { EventPayloads, StoredEvent } from '../core/events.js';
 import type { Message, ToolCall } from '../model/types.js';
 import { applyCompaction } from './compaction.js';
 import { formatDirectMessage } from './direct-message.js';
@@ -27,6 +27,11 @@ export interface ConversationState {
   finished: { status: 'done' | 'failed' | 'stopped'; stopReason: string; reason: string } | null;
   /** Direct messages delivered as an interrupt, waiting to go in front of the next model turn. */
   interrupts: Message[];
+  /**
+   * The last `tool.intent` of each pending call that logged one (by call id): a file change that may
+   * or may not have been made when the process died (agent/in-flight.ts).
+   */
+  intents: Map<string, EventPayloads['tool.intent']>;
 }
 
 export function initialConversation(task: string): ConversationState {
@@ -39,6 +44,7 @@ export function initialConversation(task: string): ConversationState {
     finalText: '',
     finished: null,
     interrupts: [],
+    intents: new Map(),
   };
 }
 
@@ -63,6 +69,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
       state.steps += 1;
       state.pendingCalls = [...turn.toolCalls];
+      state.intents.clear();
       state.answered = turn.toolCalls.length === 0;
       state.truncated = turn.stopReason === 'max_tokens';
       state.finalText = turn.text;
@@ -78,6 +85,12 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
         isError: data.isError,
       });
       state.pendingCalls = state.pendingCalls.filter((call) => call.id !== data.callId);
+      state.intents.delete(data.callId);
+      return;
+    }
+    case 'tool.intent': {
+      const data = event.data;
+      if (state.pendingCalls.some((call) => call.id === data.callId)) state.intents.set(data.callId, data);
       return;
     }
     case 'message.delivered': {
@@ -103,6 +116,7 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
       state.answered = false;
       state.truncated = false;
       state.pendingCalls = [];
+      state.intents.clear();
       return;
     }
     case 'agent.finished': {

@@ -4,15 +4,16 @@
  * ends. Every model response and tool result is durably logged before the loop moves on.
  */
 
-import { eventOf, type StoredEvent } from '../core/events.js';
+import { type EventPayloads, eventOf, type StoredEvent } from '../core/events.js';
 import type { Scrubber } from '../core/secrets.js';
 import type { Message, ModelRequest, ModelTurn, Provider, ToolCall } from '../model/types.js';
 import type { EventLog } from '../store/types.js';
-import type { Tool, ToolContext, ToolResult } from '../tool/types.js';
+import type { FileIntent, Tool, ToolContext, ToolResult } from '../tool/types.js';
 import { type Budget, type BudgetHit, budgetHitText } from './budget.js';
 import { applyCompaction, estimateTokens, planCompaction } from './compaction.js';
 import { type ConversationState, replayConversation } from './conversation.js';
 import { isFencedStop } from './fence.js';
+import { decideInFlight, type InFlightDecision } from './in-flight.js';
 import { PendingWrites } from './pending-writes.js';
 import { summariseToolResult } from './tool-summary.js';
 
@@ -133,13 +134,24 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     //    Consecutive calls of tools marked `parallel` (e.g. assign_task) run together; their results
     //    enter the conversation as they finish, which is also their order in the log (so replay agrees).
     //    A response cut off at the output-token limit has its calls refused, as results the model reads.
+    //    A file tool's call in flight at a crash is settled from its logged intent (in-flight.ts).
     const refusal = state.truncated ? truncatedRefusal(spec.provider.model.maxOutput) : null;
     for (const batch of toolBatches(state.pendingCalls, toolsByName)) {
       if (deps.signal?.aborted) break;
       const done = new Set<string>();
       await Promise.all(
         batch.map(async (call) => {
-          const result = await executeToolCall(call, toolsByName, spec, deps, state.steps, writes, refusal);
+          const intent = state.intents.get(call.id);
+          const result = await executeToolCall(
+            call,
+            toolsByName,
+            spec,
+            deps,
+            state.steps,
+            writes,
+            refusal,
+            intent,
+          );
           state.messages.push({
             role: 'tool',
             toolCallId: call.id,
@@ -250,6 +262,7 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     state.messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     state.steps = step;
     state.pendingCalls = [...turn.toolCalls];
+    state.intents.clear();
     state.answered = turn.toolCalls.length === 0;
     state.truncated = turn.stopReason === 'max_tokens';
     state.finalText = turn.text;
@@ -270,6 +283,8 @@ async function executeToolCall(
   writes: PendingWrites,
   /** Set: the call is not run; this is its (error) result. */
   refusal: string | null,
+  /** The call's logged file change, when it was in flight at a crash (in-flight.ts). */
+  intent: EventPayloads['tool.intent'] | undefined,
 ): Promise<ToolResult> {
   // Side effects only after the log holds the response that asked for them.
   if (!refusal && toolsByName.get(call.name)?.mutates) await writes.settle();
@@ -282,9 +297,26 @@ async function executeToolCall(
     }),
   );
   const started = performance.now();
-  const raw: ToolResult = refusal
-    ? { isError: true, content: refusal }
-    : await invokeTool(call, toolsByName, { signal: deps.signal, callId: call.id, step });
+  // Logged and committed before the tool writes the file (in-flight.ts).
+  const intend = async (change: FileIntent): Promise<void> => {
+    if (isFencedStop(deps.signal?.reason))
+      throw new Error('this agent was taken over by another process; nothing was written');
+    await appendFor(deps, spec, 'tool.intent', {
+      step,
+      callId: call.id,
+      name: call.name,
+      ...change,
+      result: deps.scrubber.scrub(change.result),
+    } satisfies EventPayloads['tool.intent']);
+  };
+  const decision: InFlightDecision =
+    refusal === null && intent ? await settleInFlight(intent, toolsByName.get(call.name)) : { run: true };
+  const raw: ToolResult =
+    refusal !== null
+      ? { isError: true, content: refusal }
+      : decision.run
+        ? await invokeTool(call, toolsByName, { signal: deps.signal, callId: call.id, step, intend })
+        : decision.result;
   const content = deps.scrubber.scrub(raw.content);
   // Taken over meanwhile (fleet fencing): the result is not logged, so the new holder runs the call
   // again, as it runs any call in flight at a crash; a result logged here could be one the fence
@@ -298,9 +330,19 @@ async function executeToolCall(
     content,
     summary: summariseToolResult(call.name, { content, isError: raw.isError }),
     durationMs: Math.round(performance.now() - started),
+    ...(decision.run ? {} : { recovered: decision.recovered }),
   });
   writes.track(finished);
   return { content, isError: raw.isError };
+}
+
+/** A call in flight at a crash with a logged intent: what its file says (a tool without files runs). */
+async function settleInFlight(
+  intent: EventPayloads['tool.intent'],
+  tool: Tool | undefined,
+): Promise<InFlightDecision> {
+  if (!tool?.fileState) return { run: true };
+  return decideInFlight(intent, await tool.fileState(intent.path));
 }
 
 /** Splits calls into batches run one after another: a run of `parallel` tools' calls, or one call. */

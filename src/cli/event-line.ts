@@ -51,6 +51,7 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
     case 'model.retry':
       return `retrying model call (attempt ${d.attempt}, ${d.kind}${d.status ? ` ${d.status}` : ''}) in ${d.delayMs} ms`;
     case 'tool.started':
+    case 'tool.intent':
       return null;
     case 'tool.finished':
       return `  ${d.summary}`;

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { JsonSchema } from '../model/types.js';
-import { fail, type Tool, type ToolContext, type ToolResult, type Touched } from './types.js';
+import { type FileState, fail, type Tool, type ToolContext, type ToolResult, type Touched } from './types.js';
 
 export interface ToolDefinition<S extends z.ZodType> {
   name: string;
@@ -13,6 +13,8 @@ export interface ToolDefinition<S extends z.ZodType> {
   mutates: boolean;
   /** The files a call reads or writes (see Tool.touches); invalid arguments touch nothing. */
   touches?(args: z.infer<S>): Touched;
+  /** See Tool.fileState (file tools only). */
+  fileState?(path: string): Promise<FileState>;
   run(args: z.infer<S>, context: ToolContext): Promise<ToolResult>;
 }
 
@@ -31,6 +33,7 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool {
           },
         }
       : {}),
+    ...(def.fileState ? { fileState: def.fileState } : {}),
     async run(args: unknown, context: ToolContext): Promise<ToolResult> {
       const parsed = def.schema.safeParse(args);
       if (!parsed.success) return fail(formatArgumentError(def.name, parsed.error));

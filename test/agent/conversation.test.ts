@@ -110,4 +110,49 @@ describe('replayConversation', () => {
     ]);
     expect(state.messages.at(-1)?.content).toMatch(/the user[\s\S]*> hurry/);
   });
+
+  it('keeps the logged file intent of a call in flight, and only of a call still pending', () => {
+    const intent = (callId: string, step: number) =>
+      event('tool.intent', {
+        step,
+        callId,
+        name: 'edit',
+        path: 'a.js',
+        beforeHash: null,
+        afterHash: 'h',
+        result: 'Edited a.js',
+      });
+    const response = (step: number, ids: string[]) =>
+      event('model.response', {
+        step,
+        turn: turn(
+          '',
+          ids.map((id) => ({ id, name: 'edit', arguments: '{}' })),
+        ),
+        latencyMs: 1,
+        requestMessages: 1,
+      });
+    const finished = (callId: string, step: number) =>
+      event('tool.finished', {
+        step,
+        callId,
+        name: 'edit',
+        isError: false,
+        content: 'ok',
+        summary: 'ok',
+        durationMs: 1,
+      });
+    const state = replayConversation('task', [
+      response(1, ['c1']),
+      intent('c1', 1), // in flight at a crash, then its result was never logged
+      response(2, ['c1', 'c2', 'c3']), // a later response reusing the id: the old intent is not this call's
+      intent('c2', 2),
+      finished('c2', 2),
+      intent('c3', 2),
+      intent('gone', 2), // not a call of this response
+    ]);
+    expect(state.pendingCalls.map((c) => c.id)).toEqual(['c1', 'c3']);
+    expect([...state.intents.keys()]).toEqual(['c3']);
+    expect(state.intents.get('c3')).toMatchObject({ step: 2, path: 'a.js', afterHash: 'h' });
+  });
 });

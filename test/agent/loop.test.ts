@@ -77,6 +77,7 @@ describe('runAgent', () => {
     expect(kinds(events)).toEqual([
       'model.response',
       'tool.started',
+      'tool.intent', // the write's, committed before the file is written
       'tool.finished',
       'model.response',
       'tool.started',
@@ -84,7 +85,7 @@ describe('runAgent', () => {
       'model.response',
       'agent.finished',
     ]);
-    const readResult = events[5] as StoredEvent<'tool.finished'>;
+    const readResult = events[6] as StoredEvent<'tool.finished'>;
     expect(readResult.data.content).toContain('hello');
   });
 

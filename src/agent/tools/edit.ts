@@ -1,5 +1,6 @@
 /** `edit {path, old, new}`: replace one exact, unique occurrence of `old` with `new`
- * (the file is replaced atomically, so a crash never leaves it half-written). Only regular files of
+ * (the file is replaced atomically, so a crash never leaves it half-written; its intent is logged
+ * first, so a resumed agent does not apply it twice: agent/in-flight.ts). Only regular files of
  * at most EDIT_MAX_BYTES are edited: the whole file is held in memory. */
 import { z } from 'zod';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
@@ -7,6 +8,7 @@ import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { resolveInside } from '../paths.js';
 import { mib, openRegularFile } from './file-kind.js';
+import { fileStateAt, sha256 } from './file-state.js';
 import { pathProblem } from './limits.js';
 import { touchedPath } from './touched.js';
 import { describeWriteError } from './write-errors.js';
@@ -31,7 +33,8 @@ export function createEditTool(root: string): Tool {
     schema,
     touches: (args) => touchedPath(root, args.path),
     mutates: true,
-    async run(args) {
+    fileState: (rel) => fileStateAt(root, rel),
+    async run(args, context) {
       const tooLong = pathProblem(args.path);
       if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path);
@@ -45,7 +48,7 @@ export function createEditTool(root: string): Tool {
         if (opened.what === 'a directory') return fail(`${resolved.rel} is a directory`);
         return fail(`${resolved.rel} is ${opened.what}, not a regular file; edit only changes files`);
       }
-      let text: string;
+      let bytes: Buffer;
       try {
         if (opened.info.size > EDIT_MAX_BYTES) {
           return fail(
@@ -54,10 +57,11 @@ export function createEditTool(root: string): Tool {
           );
         }
         if (args.old === args.new) return fail('old and new are identical; nothing to change');
-        text = await opened.handle.readFile('utf8');
+        bytes = await opened.handle.readFile();
       } finally {
         await opened.handle.close();
       }
+      const text = bytes.toString('utf8');
       const matches = findAll(text, args.old);
       if (matches.length === 0) {
         return fail(
@@ -76,13 +80,20 @@ export function createEditTool(root: string): Tool {
       const index = matches[0] ?? 0;
       // Slicing, not String.replace: `$&` and friends in `new` must stay literal.
       const updated = text.slice(0, index) + args.new + text.slice(index + args.old.length);
+      const result = `Edited ${resolved.rel}: replaced 1 occurrence at line ${lineOf(text, index)}`;
+      await context.intend?.({
+        path: resolved.rel,
+        beforeHash: sha256(bytes),
+        afterHash: sha256(Buffer.from(updated, 'utf8')),
+        result,
+      });
       // The real path checked above, not the name: a link there is not followed again.
       const written = await writeFileAtomic(resolved.real, updated).then(
         () => null,
         (error: unknown) => describeWriteError(resolved.rel, error),
       );
       if (written) return fail(written);
-      return ok(`Edited ${resolved.rel}: replaced 1 occurrence at line ${lineOf(text, index)}`);
+      return ok(result);
     },
   });
 }

@@ -1,11 +1,15 @@
-/** `write {path, content}`: create or overwrite a file (atomically), creating missing folders. */
-import { lstat, mkdir } from 'node:fs/promises';
+/**
+ * `write {path, content}`: create or overwrite a regular file (atomically), creating missing folders.
+ * Its intent is logged first, so a resumed agent does not write it again (agent/in-flight.ts).
+ */
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../tool/atomic-write.js';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { resolveInside } from '../paths.js';
+import { fileStateAt, fileStateOf, sha256 } from './file-state.js';
 import { pathProblem } from './limits.js';
 import { touchedPath } from './touched.js';
 import { describeWriteError } from './write-errors.js';
@@ -28,24 +32,33 @@ export function createWriteTool(root: string): Tool {
       return touched === 'all' ? [] : { replaced: touched };
     },
     mutates: true,
-    async run(args) {
+    fileState: (rel) => fileStateAt(root, rel),
+    async run(args, context) {
       const tooLong = pathProblem(args.path);
       if (tooLong) return fail(tooLong);
       const resolved = resolveInside(root, args.path);
       if (!resolved.ok) return fail(resolved.error);
       if (resolved.rel === '.') return fail('path names the worktree itself, not a file');
       // From here only the checked real path is used: a link in the named path is not followed again.
-      const existing = await lstat(resolved.real).catch(() => null);
-      if (existing?.isDirectory()) return fail(`${resolved.rel} is a directory`);
+      // Opened as every file tool opens (no link followed): a directory, a FIFO or a device is refused.
+      const before = await fileStateOf(resolved);
+      if (!before.ok) return fail(before.error);
+      const content = Buffer.from(args.content, 'utf8');
+      const verb = before.value === null ? 'Created' : 'Overwrote';
+      const result = `${verb} ${resolved.rel} (${content.length} bytes, ${countLines(args.content)} lines)`;
+      await context.intend?.({
+        path: resolved.rel,
+        beforeHash: before.value,
+        afterHash: sha256(content),
+        result,
+      });
       try {
         await mkdir(path.dirname(resolved.real), { recursive: true });
         await writeFileAtomic(resolved.real, args.content);
       } catch (error) {
         return fail(describeWriteError(resolved.rel, error));
       }
-      const bytes = Buffer.byteLength(args.content, 'utf8');
-      const verb = existing ? 'Overwrote' : 'Created';
-      return ok(`${verb} ${resolved.rel} (${bytes} bytes, ${countLines(args.content)} lines)`);
+      return ok(result);
     },
   });
 }
