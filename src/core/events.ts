@@ -302,6 +302,8 @@ export interface EventPayloads {
     base: string;
     draft: boolean;
     mr: number | null;
+    /** Open already from an earlier publish of the same commit: found, not opened again. */
+    existing: boolean;
     warnings: string[];
   };
   'publish.failed': { step: 'push' | 'pull_request'; remote: string; branch: string | null; error: string };

@@ -10,6 +10,9 @@ import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from '
 
 const Repo = z.object({ default_branch: z.string().min(1) });
 const Pull = z.object({ number: z.number().int(), html_url: z.string() });
+const OpenPulls = z.array(
+  Pull.extend({ head: z.object({ ref: z.string() }), base: z.object({ ref: z.string() }) }),
+);
 const Labels = z.array(z.object({ id: z.number().int(), name: z.string() }));
 const PAGE = 50;
 const MAX_PAGES = 20;
@@ -49,6 +52,22 @@ export function giteaApi(target: ForgeTarget, token: string, fetchImpl?: typeof 
       return parsed.success
         ? ok(parsed.data.default_branch)
         : err(`GET ${repo}: no default_branch in the answer`);
+    },
+    async findPullRequest(head, base) {
+      // Gitea's pull request by base and head takes the branches as path segments, which a branch
+      // name with a slash breaks: the open pull requests are listed instead.
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const got = await http.request('GET', `${repo}/pulls`, {
+          query: { state: 'open', page: String(page), limit: String(PAGE) },
+        });
+        if (!got.ok) return got;
+        const parsed = OpenPulls.safeParse(got.value.json);
+        if (!parsed.success) return err(`GET ${repo}/pulls: not a list of pull requests`);
+        const found = parsed.data.find((p) => p.head.ref === head && p.base.ref === base);
+        if (found) return ok({ number: found.number, url: found.html_url });
+        if (parsed.data.length < PAGE) break;
+      }
+      return ok(null);
     },
     async openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>> {
       const warnings: string[] = [];

@@ -9,6 +9,7 @@ import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from '
 
 const Repo = z.object({ default_branch: z.string().min(1) });
 const Pull = z.object({ number: z.number().int(), html_url: z.string() });
+const Pulls = z.array(Pull);
 
 export function githubApi(target: ForgeTarget, token: string, fetchImpl?: typeof fetch): ForgeApi {
   const http = forgeHttp(
@@ -30,6 +31,17 @@ export function githubApi(target: ForgeTarget, token: string, fetchImpl?: typeof
       return parsed.success
         ? ok(parsed.data.default_branch)
         : err(`GET ${repo}: no default_branch in the answer`);
+    },
+    async findPullRequest(head, base) {
+      const owner = target.repoPath.split('/')[0] ?? '';
+      const got = await http.request('GET', `${repo}/pulls`, {
+        query: { head: `${owner}:${head}`, base, state: 'open' },
+      });
+      if (!got.ok) return got;
+      const parsed = Pulls.safeParse(got.value.json);
+      if (!parsed.success) return err(`GET ${repo}/pulls: not a list of pull requests`);
+      const found = parsed.data[0];
+      return ok(found ? { number: found.number, url: found.html_url } : null);
     },
     async openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>> {
       const created = await http.request('POST', `${repo}/pulls`, {

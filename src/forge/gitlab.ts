@@ -10,6 +10,7 @@ import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from '
 
 const Project = z.object({ default_branch: z.string().min(1) });
 const MergeRequest = z.object({ iid: z.number().int(), web_url: z.string() });
+const MergeRequests = z.array(MergeRequest);
 const Users = z.array(z.object({ id: z.number().int(), username: z.string() }));
 
 export function gitlabApi(target: ForgeTarget, token: string, fetchImpl?: typeof fetch): ForgeApi {
@@ -39,6 +40,16 @@ export function gitlabApi(target: ForgeTarget, token: string, fetchImpl?: typeof
       return parsed.success
         ? ok(parsed.data.default_branch)
         : err(`GET ${project}: no default_branch in the answer`);
+    },
+    async findPullRequest(head, base) {
+      const got = await http.request('GET', `${project}/merge_requests`, {
+        query: { source_branch: head, target_branch: base, state: 'opened' },
+      });
+      if (!got.ok) return got;
+      const parsed = MergeRequests.safeParse(got.value.json);
+      if (!parsed.success) return err(`GET ${project}/merge_requests: not a list of merge requests`);
+      const found = parsed.data[0];
+      return ok(found ? { number: found.iid, url: found.web_url } : null);
     },
     async openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>> {
       const warnings: string[] = [];

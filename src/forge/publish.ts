@@ -56,6 +56,8 @@ export interface PublishedPullRequest {
   draft: boolean;
   /** The landed merge request it carries (--per-merge-request), else null. */
   mr: number | null;
+  /** It was open already (a publish of the same commit run again): nothing new was opened. */
+  existing: boolean;
   warnings: string[];
 }
 
@@ -167,6 +169,24 @@ export async function publishRun(
     const draft = options.draft || s.status !== 'succeeded' || s.verify?.passed === false;
     let base = defaultBranch;
     for (const { push, part } of branches.value) {
+      // Published before at this commit: the pull request it opened then is the answer, not a second one.
+      const before = created.has(push.branch) ? null : await api.findPullRequest(push.branch, base);
+      if (before && !before.ok) return failed('pull_request', push.branch, before.error);
+      if (before?.value) {
+        const pr: PublishedPullRequest = {
+          ...before.value,
+          branch: push.branch,
+          base,
+          draft,
+          mr: part?.merge.mr ?? null,
+          existing: true,
+          warnings: [],
+        };
+        pullRequests.push(pr);
+        await record({ runId, agent: null, kind: 'publish.pr_opened', data: { forge: api.kind, ...pr } });
+        if (part) base = push.branch;
+        continue;
+      }
       const opened = await api.openPullRequest({
         head: push.branch,
         base,
@@ -177,11 +197,12 @@ export async function publishRun(
         reviewers: options.reviewers,
       });
       if (!opened.ok) {
-        const before = pullRequests.map((p) => p.url).join(', ');
+        const done = pullRequests.map((p) => p.url).join(', ');
         return failed(
           'pull_request',
           push.branch,
-          `${opened.error}${before ? ` (opened before it: ${before})` : ''}`,
+          `${opened.error}${done ? ` (opened before it: ${done})` : ''}; the branch is pushed: ` +
+            'publish again to open the pull request (the push is not repeated)',
         );
       }
       const pr: PublishedPullRequest = {
@@ -191,6 +212,7 @@ export async function publishRun(
         base,
         draft,
         mr: part?.merge.mr ?? null,
+        existing: false,
         warnings: opened.value.warnings.map((w) => scrubber.scrub(w)),
       };
       pullRequests.push(pr);

@@ -53,4 +53,6 @@ export interface ForgeApi {
   kind: ForgeKind;
   defaultBranch(): Promise<Result<string>>;
   openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>>;
+  /** The open pull/merge request from `head` into `base`, if there is one (a publish run again). */
+  findPullRequest(head: string, base: string): Promise<Result<{ number: number; url: string } | null>>;
 }

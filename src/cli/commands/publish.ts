@@ -124,7 +124,9 @@ function lines(outcome: PublishOutcome): string {
     );
   for (const pr of outcome.pullRequests) {
     out.push(
-      `opened ${pr.draft ? 'draft ' : ''}pull request #${pr.number} (${pr.branch} → ${pr.base}): ${pr.url}`,
+      pr.existing
+        ? `pull request #${pr.number} (${pr.branch} → ${pr.base}) is open already: ${pr.url}`
+        : `opened ${pr.draft ? 'draft ' : ''}pull request #${pr.number} (${pr.branch} → ${pr.base}): ${pr.url}`,
     );
     for (const warning of pr.warnings) out.push(`  warning: ${warning}`);
   }

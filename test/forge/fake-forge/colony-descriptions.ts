@@ -27,6 +27,21 @@ export const GITLAB_V4_AS_COLONY_READS_IT = {
       get: { parameters: [pathParam('id')], responses: {} },
     },
     '/projects/{id}/merge_requests': {
+      get: {
+        parameters: [
+          pathParam('id'),
+          { name: 'source_branch', in: 'query', schema: string },
+          { name: 'target_branch', in: 'query', schema: string },
+          {
+            name: 'state',
+            in: 'query',
+            schema: { type: 'string', enum: ['opened', 'closed', 'locked', 'merged', 'all'] },
+          },
+          { name: 'page', in: 'query', schema: integer },
+          { name: 'per_page', in: 'query', schema: integer },
+        ],
+        responses: {},
+      },
       post: {
         parameters: [pathParam('id')],
         requestBody: json({
@@ -85,6 +100,17 @@ export const GITEA_V1_AS_COLONY_READS_IT = {
       },
     },
     '/repos/{owner}/{repo}/pulls': {
+      get: {
+        parameters: [
+          pathParam('owner'),
+          pathParam('repo'),
+          { name: 'state', in: 'query', schema: { type: 'string', enum: ['open', 'closed', 'all'] } },
+          { name: 'sort', in: 'query', schema: string },
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
+        ],
+        responses: {},
+      },
       post: {
         parameters: [pathParam('owner'), pathParam('repo')],
         requestBody: json({

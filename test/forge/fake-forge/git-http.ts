@@ -96,9 +96,9 @@ export interface GitServer {
   close(): Promise<void>;
 }
 
-/** A server that is only a git remote (no forge API): another host than the forge's. */
-export async function startGitServer(): Promise<GitServer> {
-  const git = gitHttp();
+/** A server that is only a git remote (no forge API), another host than the forge's; `root`: serve these repositories. */
+export async function startGitServer(root?: string): Promise<GitServer> {
+  const git = gitHttp(root);
   const server = createServer((req, res) => {
     if (!git.handle(req, res, '')) {
       res.statusCode = 404;

@@ -105,7 +105,9 @@ export function openApiValidator(spec: Json): OpenApiValidator {
       compiled.set(key, validate);
     }
     if (validate(value)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
+    return (validate.errors ?? []).map(
+      (e) => `${e.instancePath ? `${e.instancePath} ` : ''}${e.message ?? 'is invalid'}`,
+    );
   }
 
   return {

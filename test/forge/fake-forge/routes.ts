@@ -48,6 +48,25 @@ export function route(
   const repo = `/repos/${state.repoPath}`;
   if (method === 'GET' && path === repo)
     return { status: 200, json: { full_name: state.repoPath, default_branch: state.defaultBranch } };
+  if (method === 'GET' && path === `${repo}/pulls`) {
+    const owner = state.repoPath.split('/')[0];
+    const open = state.pulls.filter((p) =>
+      state.kind === 'github'
+        ? `${owner}:${p.head}` === query.get('head') && p.base === query.get('base')
+        : true,
+    );
+    const limit = Number(query.get('limit') ?? query.get('per_page') ?? 30);
+    const page = Number(query.get('page') ?? 1);
+    return {
+      status: 200,
+      json: open.slice((page - 1) * limit, page * limit).map((p) => ({
+        number: p.number,
+        html_url: `${state.origin}/${state.repoPath}/pull${state.kind === 'gitea' ? 's' : ''}/${p.number}`,
+        head: { ref: p.head },
+        base: { ref: p.base },
+      })),
+    };
+  }
   if (method === 'POST' && path === `${repo}/pulls`) {
     const title = String(b.title ?? '');
     const draft = state.kind === 'github' ? b.draft === true : title.startsWith('WIP:');
@@ -136,6 +155,16 @@ function gitlab(
       },
     };
   }
+  if (method === 'GET' && path === `${project}/merge_requests`)
+    return {
+      status: 200,
+      json: state.pulls
+        .filter((p) => p.head === query.get('source_branch') && p.base === query.get('target_branch'))
+        .map((p) => ({
+          iid: p.number,
+          web_url: `${state.origin}/${state.repoPath}/-/merge_requests/${p.number}`,
+        })),
+    };
   if (method === 'GET' && path === '/users')
     return { status: 200, json: state.users.filter((u) => u.username === query.get('username')) };
   return notFound;
