@@ -17,7 +17,7 @@ import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { agentBranchName, SOLO_AGENT } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
-import { HUB_MAIN } from '../workspace/hub.js';
+import { readHubMain } from '../workspace/hub-main.js';
 import { isAncestor, revParse } from '../workspace/integration/hub-git.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { commitAll } from '../workspace/worktree.js';
@@ -161,7 +161,8 @@ async function landWork(ctx: RunContext, team: TeamRun): Promise<Landing> {
   if (published && !published.ok) throw new Error(published.error);
   const tip = await revParse(workspace.hubPath, `refs/heads/${branch}^{commit}`);
   if (!tip) return { landed: false, reason: `the agent's branch ${branch} is missing from the hub` };
-  if (await isAncestor(workspace.hubPath, tip, `refs/heads/${HUB_MAIN}`)) return { landed: true };
+  const main = await readHubMain(workspace.hubPath);
+  if (main && (await isAncestor(workspace.hubPath, tip, main))) return { landed: true };
   if (await landedBefore(log, spec.runId, tip)) return { landed: true };
   const queue = new IntegrationQueue({
     runId: spec.runId,

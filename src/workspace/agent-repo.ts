@@ -48,6 +48,7 @@ import { err, ok, type Result } from '../lang/result.js';
 import type { CheckoutTemplates } from './checkout-template.js';
 import { git, gitError, gitPipe } from './git.js';
 import { HUB_EXCLUDES, HUB_MAIN } from './hub.js';
+import { readHubMain } from './hub-main.js';
 import { hubRefCommit, updateRefs } from './integration/hub-git.js';
 import { isLazy, LAZY_START_PATTERNS, sparseFileOf } from './lazy-checkout.js';
 import { isLooseObject, OBJECT_ID, readRefFiles } from './loose-ref.js';
@@ -265,16 +266,16 @@ async function hubTips(
   branchRef: string,
   commit: string,
 ): Promise<Result<{ mainTip: string | null; branchTip: string | null; present: boolean }>> {
-  const main = await readRefFiles(hub, `refs/heads/${HUB_MAIN}`);
+  const mainTip = await readHubMain(hub);
   const branch = await readRefFiles(hub, branchRef);
-  if (main.kind === 'found' && branch.kind !== 'unknown') {
+  if (branch.kind !== 'unknown') {
     const branchTip = branch.kind === 'found' ? branch.id : null;
     // A packed commit the hub has goes into the copy once more (unpack-objects skips what it has).
-    return ok({ mainTip: main.id, branchTip, present: isLooseObject(hub, commit) });
+    return ok({ mainTip, branchTip, present: isLooseObject(hub, commit) });
   }
-  const known = await hubCommits(hub, [`refs/heads/${HUB_MAIN}`, branchRef, commit]);
+  const known = await hubCommits(hub, [branchRef, commit]);
   if (!known.ok) return known;
-  const [mainTip = null, branchTip = null, present = null] = known.value;
+  const [branchTip = null, present = null] = known.value;
   return ok({ mainTip, branchTip, present: present !== null });
 }
 

@@ -10,8 +10,9 @@ import { appendFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/
 import path from 'node:path';
 import { TEMP_MARKER } from '../tool/atomic-write.js';
 import { git, gitError } from './git.js';
+import { HUB_MAIN, readHubMain } from './hub-main.js';
 
-export const HUB_MAIN = 'main';
+export { HUB_MAIN };
 
 export type HubResult = { ok: true; hubPath: string; created: boolean } | { ok: false; error: string };
 
@@ -95,8 +96,8 @@ async function reuseHub(hub: string, baseCommit: string): Promise<HubResult> {
   if (!gitDir.ok || isBare !== 'true' || path.resolve(dir ?? '') !== hub) {
     return { ok: false, error: `hub folder exists but is not a bare git repository: ${hub}` };
   }
-  const main = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${HUB_MAIN}`], { cwd: hub });
-  if (!main.ok) return { ok: false, error: `hub at ${hub} has no ${HUB_MAIN} branch` };
+  if ((await readHubMain(hub)) === null)
+    return { ok: false, error: `hub at ${hub} has no ${HUB_MAIN} branch` };
   const has = await git(['cat-file', '-e', `${baseCommit}^{commit}`], { cwd: hub });
   if (!has.ok) return { ok: false, error: `hub at ${hub} does not contain the base commit ${baseCommit}` };
   // `main` is left as it is: after a crash it may already hold landed work.

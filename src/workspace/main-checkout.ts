@@ -6,17 +6,7 @@
  */
 import type { Sandbox } from '../sandbox/index.js';
 import { git } from './git.js';
-import { HUB_MAIN } from './hub.js';
 import { type CommandResult, runSetup } from './shell-command.js';
-
-export async function hubMainCommit(
-  hubPath: string,
-): Promise<{ ok: true; commit: string } | { ok: false; error: string }> {
-  const head = await git(['rev-parse', `refs/heads/${HUB_MAIN}`], { cwd: hubPath });
-  return head.ok
-    ? { ok: true, commit: head.stdout.trim() }
-    : { ok: false, error: `could not read hub main: ${head.stderr}` };
-}
 
 export type CheckoutForCheck =
   | { kind: 'ready' }

@@ -21,9 +21,8 @@ import type { CheckoutFill } from '../tool/checkout-fill.js';
 import { containAgentRepos } from './agent-git.js';
 import { type AgentRepo, openAgentRepo, publishAgentRepo, removeAgentRepo } from './agent-repo.js';
 import { CheckoutTemplates } from './checkout-template.js';
-import { git } from './git.js';
 import { createHub, HUB_MAIN } from './hub.js';
-import { hubRefCommit } from './integration/hub-git.js';
+import { hubMainCommit, readHubMain } from './hub-main.js';
 import { isLazy, LazyCheckout } from './lazy-checkout.js';
 import { RefUpdateBatch } from './ref-batch.js';
 import { fetchResult } from './result.js';
@@ -270,7 +269,7 @@ export class RunWorkspace {
   }
 
   private async mainCommit(): Promise<string> {
-    return (await hubRefCommit(this.hubPath, `refs/heads/${HUB_MAIN}`)) ?? this.options.baseCommit;
+    return (await readHubMain(this.hubPath)) ?? this.options.baseCommit;
   }
 
   /**
@@ -337,11 +336,9 @@ export class RunWorkspace {
       if (!released.ok) return released;
     }
     this.ready.clear();
-    const main = await git(['rev-parse', '--verify', `refs/heads/${HUB_MAIN}^{commit}`], {
-      cwd: this.hubPath,
-    });
-    if (!main.ok) return { ok: false, error: `cannot read the hub's ${HUB_MAIN}: ${main.stderr.trim()}` };
-    const commit = main.stdout.trim();
+    const main = await hubMainCommit(this.hubPath);
+    if (!main.ok) return main;
+    const commit = main.value;
     if (commit === this.options.baseCommit) return { ok: true, ref: null, commit };
     return fetchResult(this.options.userRepo, this.hubPath, HUB_MAIN, `colony/${this.options.runId}`);
   }

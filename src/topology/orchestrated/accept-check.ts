@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import type { EventKind, EventPayloads } from '../../core/events.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
+import { hubMainCommit } from '../../workspace/hub-main.js';
+import { checkoutForCheck } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 
 export const ACCEPTANCE_AGENT = 'acceptance';
@@ -40,7 +41,7 @@ export async function checkMain(
 ): Promise<{ ok: true; commit: string; checks: CheckResult[] } | { ok: false; error: string }> {
   const head = await hubMainCommit(o.hubPath);
   if (!head.ok) return head;
-  const { commit } = head;
+  const commit = head.value;
   const checkout = join(o.runDir, 'worktrees', ACCEPT_CHECKOUT);
   const prepared = await checkoutForCheck({
     hubPath: o.hubPath,

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { EventKind, EventPayloads } from '../../core/events.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { EventLog } from '../../store/types.js';
-import { checkoutForCheck, hubMainCommit } from '../../workspace/main-checkout.js';
+import { hubMainCommit } from '../../workspace/hub-main.js';
+import { checkoutForCheck } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 
 /** Folder (beside the agents' worktrees, so RunWorkspace.finish() removes it). */
@@ -37,7 +38,7 @@ export function mainVerifier(options: {
   const verifyNow = async (): Promise<{ commit: string; passed: boolean }> => {
     const head = await hubMainCommit(options.hubPath);
     if (!head.ok) throw new Error(head.error);
-    const { commit } = head;
+    const commit = head.value;
     const logged = (await options.log.read(options.runId, { kinds: ['verify.finished'] })).find(
       (e) => e.agent === null && e.data.commit === commit,
     );

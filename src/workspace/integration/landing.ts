@@ -5,7 +5,7 @@
  * request gets `merge.rejected`, a FAIL entry and a direct message to its author.
  */
 import type { EventInput, EventKind } from '../../core/events.js';
-import { HUB_MAIN } from '../hub.js';
+import { MAIN_REF } from '../hub-main.js';
 import { changedFiles, changedFilesOfCommits, revParse, updateRefs } from './hub-git.js';
 import {
   clip,
@@ -24,8 +24,6 @@ import type {
   Pending,
   RejectReason,
 } from './types.js';
-
-export const MAIN_REF = `refs/heads/${HUB_MAIN}`;
 
 type LandingOptions = Pick<IntegrationQueueOptions, 'runId' | 'log' | 'hooks' | 'sender' | 'approval'>;
 

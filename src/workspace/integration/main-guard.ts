@@ -8,14 +8,14 @@
 import { err, ok, type Result } from '../../lang/result.js';
 import { git } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
-import { revParse, updateRefs } from './hub-git.js';
-import { MAIN_REF } from './landing.js';
+import { MAIN_REF, readHubMain } from '../hub-main.js';
+import { updateRefs } from './hub-git.js';
 
 /** What the check found: main as expected, or where it was and that it was put back. */
 export type MainCheck = { moved: false; main: string } | { moved: true; main: string; found: string };
 
 export async function guardMain(hub: string, expected: string): Promise<Result<MainCheck>> {
-  const found = await revParse(hub, MAIN_REF);
+  const found = await readHubMain(hub);
   if (found === expected) return ok({ moved: false, main: expected });
   // The queue sets refs/colony/landed/<id> in the same ref transaction as main: a main that one of
   // them points at was landed by the queue (a process died before logging it), not moved outside.

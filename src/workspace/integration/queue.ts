@@ -14,12 +14,13 @@
  */
 import path from 'node:path';
 import { HUB_MAIN } from '../hub.js';
+import { MAIN_REF, readHubMain } from '../hub-main.js';
 import { ApprovalGate } from './approval.js';
 import { type BatchWindow, batchWindow } from './batch-window.js';
 import { buildCandidate, CandidateVerifier, type FastLane } from './candidate.js';
-import { changedFiles, changeSince, revParse } from './hub-git.js';
+import { changedFiles, changeSince } from './hub-git.js';
 import { Intake, takeBatch } from './intake.js';
-import { Landing, MAIN_REF } from './landing.js';
+import { Landing } from './landing.js';
 import { MrLedger, resultFromLog } from './ledger.js';
 import { type IntegrationLock, localIntegrationLock } from './lock.js';
 import { MainChain } from './main-chain.js';
@@ -234,7 +235,7 @@ export class IntegrationQueue {
     if (!request) return false;
     this.awaiting.delete(mr);
     this.gate.update();
-    const main = await revParse(this.hub, MAIN_REF);
+    const main = await readHubMain(this.hub);
     const files = main ? (await changeSince(this.hub, main, request.commit, 0)).files : [];
     await this.landing.reject(request, 'review_rejected', files, reason);
     return true;
@@ -335,7 +336,7 @@ export class IntegrationQueue {
     }
     if (batch.length === 0) return;
     await this.guardMain();
-    const main = await revParse(this.hub, MAIN_REF);
+    const main = await readHubMain(this.hub);
     if (main === null) throw new Error(`hub ${this.hub} has no ${HUB_MAIN}`);
     const { applied, deferred, top, topTree } = await buildCandidate(
       this.hub,

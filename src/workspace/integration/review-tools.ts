@@ -14,8 +14,9 @@ import type { EventLog } from '../../store/types.js';
 import { defineTool, NO_ARGUMENTS } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
 import { HUB_MAIN } from '../hub.js';
+import { readHubMain } from '../hub-main.js';
 import { REVIEW_MERGE_TOOL } from './deciders.js';
-import { changeSince, revParse } from './hub-git.js';
+import { changeSince } from './hub-git.js';
 import type { IntegrationQueue } from './queue.js';
 
 export interface ReviewToolContext {
@@ -48,7 +49,7 @@ export function createReviewTools(ctx: ReviewToolContext): Tool[] {
     async run() {
       const waiting = ctx.queue.awaitingRequests().filter((r) => r.agent !== ctx.agent);
       if (waiting.length === 0) return ok('No merge request waits for your review.');
-      const main = (await revParse(ctx.hubPath, `refs/heads/${HUB_MAIN}`)) ?? HUB_MAIN;
+      const main = (await readHubMain(ctx.hubPath)) ?? HUB_MAIN;
       const shown = await Promise.all(
         waiting.slice(0, SHOWN).map(async (r) => {
           const change = await changeSince(ctx.hubPath, main, r.commit);

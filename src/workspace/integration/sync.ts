@@ -15,6 +15,7 @@ import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
 import { AGENT_COMMIT_CONFIG, git, gitError } from '../git.js';
 import { HUB_MAIN } from '../hub.js';
+import { readHubMain } from '../hub-main.js';
 import { commitChanges } from '../worktree.js';
 import { isAncestor, revParse, updateRefs } from './hub-git.js';
 
@@ -75,7 +76,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   const published = await options.publish();
   if (!published.ok) return { ok: false, error: published.error };
 
-  const main = await revParse(hub, `refs/heads/${HUB_MAIN}`);
+  const main = await readHubMain(hub);
   const before = await revParse(cwd, 'HEAD');
   if (main === null || before === null)
     return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
