@@ -29,6 +29,7 @@ import {
 } from '../workflow/index.js';
 import { git } from '../workspace/git.js';
 import { HUB_MAIN } from '../workspace/hub.js';
+import { readHubMain } from '../workspace/hub-main.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { IntegrationHooks } from '../workspace/integration/types.js';
 import { checkoutForCheck } from '../workspace/main-checkout.js';
@@ -41,7 +42,7 @@ import { type DecidingEnd, decideRunStatus } from './session/run-verdict.js';
 import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
-const READONLY_CHECKOUT = '.readonly-base';
+const READONLY_CHECKOUT = '.readonly';
 const MAIN_CHECKOUT = '.main-checkout';
 const WRITER_PROFILES = new Set(['coder']);
 
@@ -103,17 +104,29 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         ...mergeApproval(ctx),
       });
       const budget = await replayedBudget(ctx);
-      const readonlyRoot = lazy(async () => {
-        const checkout = join(dir, 'worktrees', READONLY_CHECKOUT);
+      // A read-only step reads hub main as it is when the step starts (landed work included), in one
+      // shared detached checkout per main commit.
+      const readonlyRoots = new Map<string, Promise<string>>();
+      const readonlyRoot = async (): Promise<string> => {
+        const main = (await readHubMain(workspace.hubPath)) ?? spec.baseCommit;
+        let root = readonlyRoots.get(main);
+        if (!root) {
+          root = readonlyCheckout(join(dir, 'worktrees', `${READONLY_CHECKOUT}-${main.slice(0, 12)}`), main);
+          root.catch(() => readonlyRoots.delete(main));
+          readonlyRoots.set(main, root);
+        }
+        return root;
+      };
+      const readonlyCheckout = async (checkout: string, commit: string): Promise<string> => {
         const exists = await git(['rev-parse', '--is-inside-work-tree'], { cwd: checkout });
         if (exists.ok) return checkout;
         await git(['worktree', 'prune'], { cwd: workspace.hubPath });
-        const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, spec.baseCommit], {
+        const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], {
           cwd: workspace.hubPath,
         });
-        if (!added.ok) throw new Error(`could not check out the base commit: ${added.stderr}`);
+        if (!added.ok) throw new Error(`could not check out hub main (${commit}): ${added.stderr}`);
         return checkout;
-      });
+      };
       const summaries = new Map<string, ReturnType<typeof summariseRepo>>();
       // Workflow agents share a context and claims (claims are leases for one attempt).
       const coordination = new AgentCoordination(ctx.coord, spec.runId);
@@ -406,17 +419,6 @@ async function loggedMerge(log: EventLog, runId: string, agent: string) {
 function logOnlyDirect(log: EventLog, runId: string): IntegrationHooks['sendDirect'] {
   return async (to, from, text) => {
     await log.append({ runId, agent: to, kind: 'warning', data: { message: `${from}: ${text}` } });
-  };
-}
-
-function lazy<T>(fn: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | null = null;
-  return () => {
-    value ??= fn().catch((err) => {
-      value = null;
-      throw err;
-    });
-    return value;
   };
 }
 

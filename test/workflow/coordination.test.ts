@@ -3,7 +3,8 @@
  * executeRun: Postgres, git, the agent loop; the model answered by the fake provider over real HTTP).
  * A writer step claims the file it writes and posts a FAIL entry; its claim is a lease for the
  * attempt, released once its work has landed; the next step reads the FAIL and the landing's PATCH
- * entry with context_read and is granted the same file.
+ * entry with context_read and is granted the same file; being read-only, it reads hub main as it was
+ * when it started, so it sees the file the writer landed.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,7 @@ function turn(request: ModelRequest): ScriptedTurn {
         toolCalls: [
           { name: 'context_read', arguments: {} },
           { name: 'claim', arguments: { scope: 'answer.txt', summary: 'reviewing the answer' } },
+          { name: 'read', arguments: { path: 'answer.txt' } },
         ],
       }
     : { text: 'the answer is plain text' };
@@ -146,5 +148,11 @@ describe('workflow agents share a context and claims', () => {
       (e) => e.agent === reader?.agent && e.data.name === 'claim',
     );
     expect(claimed?.data.content).toMatch(/^Granted: you hold answer\.txt/);
+    // A read-only step looks at hub main as it was when it started: the writer's work had landed.
+    const readFile = ofKind(events, 'tool.finished').find(
+      (e) => e.agent === reader?.agent && e.data.name === 'read',
+    );
+    expect(readFile?.data.isError).toBe(false);
+    expect(readFile?.data.content).toContain('42');
   }, 120_000);
 });
