@@ -1,7 +1,8 @@
 /**
  * Gitea's and Forgejo's REST API (/api/v1): the repository's default branch, a pull request (a draft
  * is a title starting `WIP: `, which both read as work in progress), labels (Gitea takes label ids:
- * the repository's labels are listed first; a missing label is a warning, not created) and reviewers.
+ * the repository's labels are listed first; a missing label is a warning, not created) and reviewers
+ * (`org/team` asks a team).
  */
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
@@ -97,8 +98,11 @@ export function giteaApi(target: ForgeTarget, token: string, fetchImpl?: typeof 
       if (!parsed.success) return err(`POST ${repo}/pulls: no number or html_url in the answer`);
       const { number, html_url: url } = parsed.data;
       if (pr.reviewers.length > 0) {
+        // `org/team` asks a team (Gitea takes the team's name).
+        const teams = pr.reviewers.filter((r) => r.includes('/')).map((r) => r.slice(r.indexOf('/') + 1));
+        const users = pr.reviewers.filter((r) => !r.includes('/'));
         const asked = await http.request('POST', `${repo}/pulls/${number}/requested_reviewers`, {
-          body: { reviewers: [...pr.reviewers] },
+          body: { reviewers: users, ...(teams.length > 0 ? { team_reviewers: teams } : {}) },
         });
         if (!asked.ok) warnings.push(`reviewers not requested: ${asked.error}`);
       }

@@ -23,7 +23,7 @@ import { parseRemoteUrl, type RemoteUrl } from './remote-url.js';
 import { mergeRequestBranch, type RunResult, runResultOf } from './run-result.js';
 import { resolveTarget } from './target.js';
 import { forgeToken, pushAuth } from './token.js';
-import type { ForgeApi, ForgeKind, ForgeTarget } from './types.js';
+import { type ForgeApi, type ForgeKind, type ForgeTarget, TOKEN_ENV } from './types.js';
 import { remoteUrlOf, userObjectsDir } from './user-repo.js';
 
 export interface PublishRequest {
@@ -152,7 +152,8 @@ export async function publishRun(
     branches: branches.value.map((b) => b.push),
     auth,
   });
-  if (!pushed.ok) return failed('push', null, pushed.error);
+  if (!pushed.ok)
+    return failed('push', null, pushed.error + credentialHint(prepared, auth !== null, pushed.error));
   const created = new Set(pushed.value.created.map((b) => b.branch));
   const pushedList = branches.value.map(({ push }) => ({ ...push, created: created.has(push.branch) }));
   await record({
@@ -244,4 +245,21 @@ function branchesOf(
   const bad = list.find((b) => !isValidBranchName(b.push.branch));
   if (bad) return err(`not a valid branch name: ${bad.push.branch}`);
   return ok(list);
+}
+
+/**
+ * Why a push over http(s) found no credentials: Colony's push reads no credential helper (neither the
+ * repository's nor yours), only the forge's token, sent to the forge's own host.
+ */
+function credentialHint(prepared: PreparedPublish, sentToken: boolean, error: string): string {
+  if (sentToken || prepared.remote.scheme === 'ssh') return '';
+  if (!/could not read Username|Authentication failed|403|401/i.test(error)) return '';
+  const variable = prepared.target ? TOKEN_ENV[prepared.target.kind] : null;
+  const why =
+    prepared.target && prepared.target.gitHost === null
+      ? `the remote is not on ${new URL(prepared.target.apiBase).host}, the forge's host, so its token was not sent`
+      : variable
+        ? `set ${variable} (Colony uses no git credential helper)`
+        : 'Colony uses no git credential helper and knows no forge token for this host (--forge, --forge-api)';
+  return ` (${why}; or push over ssh)`;
 }

@@ -185,6 +185,18 @@ describe('failures are clear and lose nothing', () => {
     if (!prepared.ok) expect(prepared.error).toMatch(/GITLAB_TOKEN is not set/);
   });
 
+  it('says which token a push without credentials needs (no credential helper is asked)', async () => {
+    const { forge, run } = await setUp('gitea');
+    const published = await publish(run.repo, run.runId, request('gitea', forge, { pullRequest: null }), {});
+    expect(published.ok).toBe(false);
+    if (!published.ok)
+      expect(published.error).toMatch(
+        /set GITEA_TOKEN \(Colony uses no git credential helper\); or push over ssh/,
+      );
+    expect(remoteBranch(forge.bare, run.branch)).toBeNull();
+    expect(await publishKinds(run.runId)).toEqual(['publish.failed']);
+  });
+
   it('stops on a 401 before pushing anything, and logs publish.failed', async () => {
     const { forge, run } = await setUp('github');
     const published = await publish(run.repo, run.runId, request('github', forge), {

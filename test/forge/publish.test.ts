@@ -139,6 +139,29 @@ describe.each(['github', 'gitlab', 'gitea'] as const)('publishing a run on %s', 
     ).toBe(true);
   });
 
+  it('adds labels and asks reviewers as the forge can, and warns about the rest', async () => {
+    const { forge, run } = await setUp(kind);
+    const published = await publish(kind, forge, run, {
+      labels: ['colony', 'new-label'],
+      reviewers: ['alice', 'acme/core'],
+    });
+    if (!published.ok) throw new Error(published.error);
+    const pull = forge.pulls[0];
+    const warnings = published.value.pullRequests[0]?.warnings ?? [];
+    if (kind === 'github') {
+      expect(pull).toMatchObject({ labels: ['colony', 'new-label'], reviewers: ['alice', 'team:core'] });
+      expect(warnings).toEqual([]);
+    } else if (kind === 'gitlab') {
+      expect(pull).toMatchObject({ labels: ['colony', 'new-label'], reviewers: ['alice'] });
+      expect(warnings).toEqual(['reviewers not found: acme/core']);
+    } else {
+      expect(pull).toMatchObject({ labels: ['colony'], reviewers: ['alice', 'team:core'] });
+      expect(warnings).toEqual(['labels not on the repository (Gitea adds existing labels only): new-label']);
+    }
+    const opened = (await store.log.read(run.runId)).find((e) => e.kind === 'publish.pr_opened');
+    expect(opened?.data).toMatchObject({ warnings });
+  });
+
   it('opens a draft when verify failed', async () => {
     const { forge, run } = await setUp(kind, { verifyPassed: false });
     const published = await publish(kind, forge, run);

@@ -17,7 +17,7 @@ export const PUBLISH_FLAGS_HELP = `  --pr                 open a pull request (G
                        run's summary; a draft when the run did not succeed (verify failed, …)
   --draft              open it as a draft anyway
   --label L            add this label (repeatable)
-  --reviewer R         ask this user to review (repeatable; GitHub: org/team asks a team)
+  --reviewer R         ask this user to review (repeatable; GitHub, Gitea: org/team asks a team)
   --per-merge-request  one branch, colony/<run-id>-mr-<n>, and one pull request per landed merge
                        request instead (stacked: each based on the one before)
   --forge KIND         github, gitlab or gitea (Gitea and Forgejo): needed for a host other than
