@@ -10,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openAgentRepo } from '../src/workspace/agent-repo.js';
-import { createHub } from '../src/workspace/hub.js';
+import { openAgentRepo } from '../src/workspace/agent-repo/agent-repo.js';
+import { createHub } from '../src/workspace/hub/hub.js';
 import { commitChanges } from '../src/workspace/worktree.js';
 import { parseBenchArgs } from './lib/args.js';
 

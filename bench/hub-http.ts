@@ -1,6 +1,6 @@
 /**
  * Hub over smart HTTP benchmark: what a worker's git traffic costs through Colony's hub server
- * (workspace/hub-http.ts: token check, one `git http-backend` per request) on 127.0.0.1, against the
+ * (workspace/hub-http/server.ts: token check, one `git http-backend` per request) on 127.0.0.1, against the
  * same operation on the hub's path (git's local transport, no HTTP). A real git client does each
  * operation `--n` times one after another: clone, ls-remote, a no-op fetch, a fetch of one new main
  * commit, a push of one commit to the agent's branch, and a refused push to main. No database.
@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRunSecret, issueAgentToken } from '../src/auth/index.js';
-import { createHub } from '../src/workspace/hub.js';
-import { startHubHttpServer } from '../src/workspace/hub-http.js';
+import { createHub } from '../src/workspace/hub/hub.js';
+import { startHubHttpServer } from '../src/workspace/hub-http/server.js';
 import { parseBenchArgs } from './lib/args.js';
 import { commitFixture } from './lib/fixture-repo.js';
 

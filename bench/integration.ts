@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { newRunId } from '../src/core/ids.js';
 import { createDemoRepo } from '../src/demo/demo-repo.js';
 import { openStore, type Store } from '../src/store/index.js';
-import { createHub } from '../src/workspace/hub.js';
+import { createHub } from '../src/workspace/hub/hub.js';
 import { IntegrationQueue, type IntegrationStats } from '../src/workspace/integration/index.js';
 import { addWorktree, commitAll } from '../src/workspace/worktree.js';
 import { parseBenchArgs } from './lib/args.js';

@@ -5,7 +5,6 @@
  * once. A new file goes to `integration` unless it is listed here (docs/testing.md).
  */
 export const unitFiles: readonly string[] = [
-  'test/agent-cli/crash-signals.test.ts',
   'test/agent/budget.test.ts',
   'test/agent/conversation.test.ts',
   'test/agent/direct-message.test.ts',
@@ -55,6 +54,7 @@ export const unitFiles: readonly string[] = [
   'test/eval/suite/load.test.ts',
   'test/eval/suite/verdict.test.ts',
   'test/eval/trial-record.test.ts',
+  'test/external-agent/crash-signals.test.ts',
   'test/fake-provider/namespaced-tools.test.ts',
   'test/fake-provider/server.test.ts',
   'test/forge/fake-forge/openapi-validator.test.ts',
@@ -92,5 +92,5 @@ export const unitFiles: readonly string[] = [
   'test/worker/owner-wait.test.ts',
   'test/workflow/call-path.test.ts',
   'test/workflow/output.test.ts',
-  'test/workspace/hub-http-parts.test.ts',
+  'test/workspace/hub-http/parts.test.ts',
 ];

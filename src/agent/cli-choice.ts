@@ -1,5 +1,5 @@
 /**
- * Which external agent CLI drives an agent's loop (src/agent-cli/, docs/agent-cli.md): a profile may
+ * Which external agent CLI drives an agent's loop (src/external-agent/, docs/agent-cli.md): a profile may
  * name one, and the run spec stores the run's choice. Here, below both, so profiles need not reach up
  * into run/.
  */

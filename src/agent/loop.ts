@@ -60,7 +60,7 @@ export type AgentStopReason =
   | 'goal_met'
   | 'model_error'
   | 'stop_condition'
-  /** An external agent CLI driving the loop (src/agent-cli/) exited with an error or failed to start. */
+  /** An external agent CLI driving the loop (src/external-agent/) exited with an error or failed to start. */
   | 'cli_failed';
 
 export interface AgentOutcome {

@@ -120,7 +120,7 @@ export interface ProfileDefinition {
   /** Prepended to the system prompt the lead gives a subagent of this profile. */
   prompt?: string;
   /**
-   * An external agent CLI drives its subagents' loops (src/agent-cli/); its model is the profile's
+   * An external agent CLI drives its subagents' loops (src/external-agent/); its model is the profile's
    * (`model`, else the run's), not the choice's.
    */
   cli?: AgentCliChoice;

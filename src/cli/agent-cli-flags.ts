@@ -1,13 +1,13 @@
 /**
  * `colony run --agent-cli claude-code|codex|'cmd:…' [--agent-cli-peers peer-2,peer-3=codex@MODEL]`:
- * which external CLI drives the peers' loops (src/agent-cli/, docs/agent-cli.md), validated here
+ * which external CLI drives the peers' loops (src/external-agent/, docs/agent-cli.md), validated here
  * (usage errors, exit 2). An entry `peer-N` takes --agent-cli's CLI; `peer-N=KIND` its own (a mixed
  * team: `--agent-cli-peers peer-2=claude-code@anthropic:…,peer-3=codex@openai-responses:…`), with
  * `@MODEL` for claude-code and codex (each speaks one protocol). --agent-cli may be left out when
  * every entry names its CLI. With `--topology orchestrated`, --agent-cli drives the lead's subagents
  * (the lead stays Colony's loop); a config profile's `cli` overrides it for that profile's subagents.
  */
-import { parseAgentCliFlag } from '../agent-cli/index.js';
+import { parseAgentCliFlag } from '../external-agent/index.js';
 import type { AgentCliChoice, AgentCliSpec } from '../run/run-spec.js';
 import { UsageError } from './args.js';
 

@@ -4,8 +4,8 @@
  * CLI's words. Then the runs row and `run.started`.
  */
 
-import { parseAgentCliFlag } from '../agent-cli/index.js';
 import { parseDurationMs } from '../core/duration.js';
+import { parseAgentCliFlag } from '../external-agent/index.js';
 import type { ModelCatalog } from '../model/catalog.js';
 import { recordRun } from '../run/record-run.js';
 import { runEndpoints } from '../run/run-catalog.js';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { resultBranchName } from '../run/run-spec.js';
 import type { Store } from '../store/index.js';
-import { git } from '../workspace/git.js';
+import { git } from '../workspace/git/git.js';
 
 export type BranchState =
   | { kind: 'absent' }

@@ -13,7 +13,7 @@ export const AGENT_GIT_DIRS = 'repos';
 export const CHECKOUTS = 'worktrees';
 /**
  * Folder (in the run folder) of Colony's private git directories, one per agent, that its commits in
- * the agent's repository are made from (workspace/private-commit.ts): no sandbox binds it.
+ * the agent's repository are made from (workspace/agent-repo/private-commit.ts): no sandbox binds it.
  */
 export const COMMIT_DIRS = 'commit-dirs';
 

@@ -70,7 +70,7 @@ export interface EventPayloads {
     maxSteps: number;
   };
   /**
-   * An external agent CLI driving an agent's loop (src/agent-cli/): `started` (its pid), `session`
+   * An external agent CLI driving an agent's loop (src/external-agent/): `started` (its pid), `session`
    * (the CLI's session id, for resuming it after a crash), `exited` (its exit code), `restarted`
    * (the n-th restart after a crash, resuming `sessionId` when it has one).
    */

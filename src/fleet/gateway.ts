@@ -1,7 +1,7 @@
 /**
  * What the owner of a fleet run serves to its workers, over HTTP, each request authenticated by the
  * agent's own token (auth/agent-token.ts) whose session epoch must still be current (fencing):
- *   /git/<run>/hub.git/…                      the hub over git's smart HTTP (workspace/hub-http.ts)
+ *   /git/<run>/hub.git/…                      the hub over git's smart HTTP (workspace/hub-http/server.ts)
  *   POST /fleet/<run>/merge-requests          {commit, note} → the integration queue (enqueue); the
  *                                             answer names the queue's approval mode
  *   GET  /fleet/<run>/merge-requests/<mr>     where it stands; `?wait=1` waits (≤ 20 s) for its outcome
@@ -11,8 +11,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AgentTokenClaims, describeAgentTokenError, verifyAgentToken } from '../auth/index.js';
-import { createHubHttpHandler } from '../workspace/hub-http.js';
-import { presentedAgentToken } from '../workspace/hub-http-auth.js';
+import { presentedAgentToken } from '../workspace/hub-http/auth.js';
+import { createHubHttpHandler } from '../workspace/hub-http/server.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
 
 export interface GatewayOptions {

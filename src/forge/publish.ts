@@ -13,7 +13,7 @@ import type { EventInput, EventKind } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { EventLog } from '../store/types.js';
-import { isValidBranchName } from '../workspace/ref-name.js';
+import { isValidBranchName } from '../workspace/git/ref-name.js';
 import { giteaApi } from './gitea.js';
 import { githubApi } from './github.js';
 import { gitlabApi } from './gitlab.js';

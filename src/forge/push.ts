@@ -1,7 +1,7 @@
 /**
  * Pushing a run's commits to a remote, safely: from a git directory of Colony's own (a temporary bare
  * repository that borrows the user's objects through `objects/info/alternates`), with Colony's
- * hardened git environment (workspace/git.ts: no hooks, no fsmonitor, no credential helper, no user
+ * hardened git environment (workspace/git/git.ts: no hooks, no fsmonitor, no credential helper, no user
  * or system config) — so nothing the user's repository config says (hooks, `core.sshCommand`,
  * `url.<x>.insteadOf`, includes, credential helpers, `remote.<x>.receivepack`) is read, let alone run.
  *
@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
-import { git, gitError } from '../workspace/git.js';
+import { git, gitError } from '../workspace/git/git.js';
 import type { RemoteUrl } from './remote-url.js';
 
 export interface BranchPush {

@@ -8,7 +8,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
-import { git, gitError } from '../workspace/git.js';
+import { git, gitError } from '../workspace/git/git.js';
 
 /** A remote's name as git allows it and a shell or option parser cannot misread. */
 const REMOTE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

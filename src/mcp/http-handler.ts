@@ -15,7 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type AgentTokenClaims, unverifiedTokenRun } from '../auth/index.js';
 import type { Tool } from '../tool/types.js';
-import { presentedAgentToken } from '../workspace/hub-http-auth.js';
+import { presentedAgentToken } from '../workspace/hub-http/auth.js';
 import { checkMcpToken, type McpRefusal, type McpRunAccess } from './identity.js';
 import { createToolServer } from './tool-server.js';
 import { createWhoamiTool } from './whoami.js';

@@ -17,7 +17,7 @@ import type { RunSpec, TopologyName } from '../run/run-spec.js';
 import { runSpecSchema } from '../run/run-spec-schema.js';
 import { isEnvName, resolveSandboxSetting, type SandboxMode } from '../sandbox/index.js';
 import { readProgramSource } from '../workflow/load.js';
-import { inspectUserRepo } from '../workspace/repo.js';
+import { inspectUserRepo } from '../workspace/git/repo.js';
 import { RUN_DEFAULTS } from './defaults.js';
 import { peerSettingsProblem } from './peer-settings-check.js';
 import { describeProblem, type SpecProblem } from './spec-problem.js';

@@ -2,7 +2,7 @@
  * The one folder of the host a sandboxed command may change: its own checkout, bound at its real path
  * (read-write, or read-only for read-only profiles), with the git metadata it needs:
  *
- * - an agent's own repository (workspace/agent-repo.ts): its git directory read-write (the agent may
+ * - an agent's own repository (workspace/agent-repo/agent-repo.ts): its git directory read-write (the agent may
  *   commit, branch, stash), but the files Colony owns read-only over it — config, hooks, the
  *   attributes, exclude and alternates files — and the hub's object store it borrows, read-only. The
  *   hub's refs and config are not there at all.

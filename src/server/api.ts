@@ -10,7 +10,7 @@ import type { ContextKind, EventKind, ShownRunStatus } from '../core/events.js';
 import { interruptedReason, interruptedRunIds, shownStatus } from '../run/interrupted.js';
 import { requestRunStop } from '../run/stop.js';
 import type { RunRecord, Store } from '../store/index.js';
-import { checkUserMessage } from '../topology/recipients.js';
+import { checkUserMessage } from '../topology/team/recipients.js';
 import {
   agentRow,
   claimItem,

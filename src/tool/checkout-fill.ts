@@ -1,5 +1,5 @@
 /**
- * Tools over a checkout filled on demand (workspace/lazy-checkout.ts): before a call runs, the files
+ * Tools over a checkout filled on demand (workspace/agent-repo/lazy-checkout.ts): before a call runs, the files
  * it touches are brought into the checkout, so a file tool sees the file and bash sees the whole tree.
  */
 import type { Result } from '../lang/result.js';

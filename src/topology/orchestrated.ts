@@ -12,15 +12,14 @@
 import type { AgentOutcome } from '../agent/loop.js';
 import { PROFILE_NAMES, type ProfileDefinition, toolsForProfile } from '../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
-import { CliHost } from '../agent-cli/index.js';
 import { AgentCoordination, createContextReadTool, createContextUnfoldTool } from '../coord/index.js';
+import { CliHost } from '../external-agent/index.js';
 import type { FleetOwner } from '../fleet/owner.js';
 import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
-import { coordinationHooks } from './integration-hooks.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
@@ -28,10 +27,17 @@ import { runHasSubagentClis, type SubagentCli, subagentCliChoice } from './orche
 import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
-import { agentCliAccess } from './peers/cli-access.js';
 import { runAgentSession } from './session/agent-session.js';
 import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
-import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
+import { agentCliAccess } from './team/cli-access.js';
+import { coordinationHooks } from './team/integration-hooks.js';
+import {
+  finalizeTeamRun,
+  mergeApproval,
+  openTeamRun,
+  replayedBudget,
+  verifyOnMain,
+} from './team/team-run.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
 

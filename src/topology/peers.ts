@@ -10,20 +10,20 @@
  *   finalize — verify hub main in a clean checkout, remove worktrees, fetch main as colony/<run-id>
  */
 
-import type { AgentCliAccess } from '../agent-cli/index.js';
 import type { EventInput } from '../core/events.js';
 import { DEFAULT_CONCURRENCY } from '../core/run-limits.js';
+import type { AgentCliAccess } from '../external-agent/index.js';
 import { Semaphore } from '../lang/semaphore.js';
 import { type AgentEnd, loggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { observeLog } from '../run/observed-log.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
-import { coordinationHooks } from './integration-hooks.js';
-import { agentCliAccess } from './peers/cli-access.js';
 import { startGoalCheck } from './peers/goal-check.js';
 import { PeerHost } from './peers/peer-host.js';
 import { decideRunStatus, decidingEnd } from './session/run-verdict.js';
+import { agentCliAccess } from './team/cli-access.js';
+import { coordinationHooks } from './team/integration-hooks.js';
 import {
   finalizeTeamRun,
   hubMainVerifier,
@@ -31,7 +31,7 @@ import {
   openTeamRun,
   replayedBudget,
   verifyOnMain,
-} from './team-run.js';
+} from './team/team-run.js';
 
 export { DEFAULT_IDLE_MS } from './peers/peer-host.js';
 

@@ -17,7 +17,7 @@ import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { agentBranchName, SOLO_AGENT } from '../run/run-spec.js';
 import type { EventLog } from '../store/types.js';
-import { readHubMain } from '../workspace/hub-main.js';
+import { readHubMain } from '../workspace/hub/main.js';
 import { isAncestor, revParse } from '../workspace/integration/hub-git.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import { commitAll } from '../workspace/worktree.js';
@@ -31,7 +31,7 @@ import {
   replayedBudget,
   type TeamRun,
   verifyOnMain,
-} from './team-run.js';
+} from './team/team-run.js';
 
 export const soloTopology: Topology = { name: 'solo', phases: soloPhases };
 

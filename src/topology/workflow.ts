@@ -27,19 +27,25 @@ import {
   type WorkflowHost,
   type WorkflowOutcome,
 } from '../workflow/index.js';
-import { git } from '../workspace/git.js';
-import { HUB_MAIN } from '../workspace/hub.js';
-import { readHubMain } from '../workspace/hub-main.js';
+import { git } from '../workspace/git/git.js';
+import { HUB_MAIN } from '../workspace/hub/hub.js';
+import { readHubMain } from '../workspace/hub/main.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { IntegrationHooks } from '../workspace/integration/types.js';
 import { checkoutForCheck } from '../workspace/main-checkout.js';
 import { runShellCommand } from '../workspace/shell-command.js';
 import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
-import { coordinationHooks } from './integration-hooks.js';
 import { runAgentSession } from './session/agent-session.js';
 import { type DecidingEnd, decideRunStatus } from './session/run-verdict.js';
-import { finalizeTeamRun, mergeApproval, openTeamRun, replayedBudget, verifyOnMain } from './team-run.js';
+import { coordinationHooks } from './team/integration-hooks.js';
+import {
+  finalizeTeamRun,
+  mergeApproval,
+  openTeamRun,
+  replayedBudget,
+  verifyOnMain,
+} from './team/team-run.js';
 
 /** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
 const READONLY_CHECKOUT = '.readonly';

@@ -2,7 +2,7 @@
  * A worker's mirror of a run's hub: a bare repository on the worker that its agents' repositories
  * borrow objects from (as they borrow from the hub on the owner), kept in step with the real hub over
  * git's smart HTTP with each agent's own token. The real hub shows an agent main and its own refs
- * only, and takes pushes of those only (workspace/hub-http-refs.ts), so the mirror holds main and the
+ * only, and takes pushes of those only (workspace/hub-http/refs.ts), so the mirror holds main and the
  * branches of the agents this worker ran.
  *
  * Work in progress: while an agent works, its uncommitted files are snapshotted as a commit on top of
@@ -14,11 +14,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../lang/result.js';
-import { type AgentRepo, repoEnv } from '../workspace/agent-repo.js';
-import { AGENT_IDENTITY, git, gitError, shInRepo } from '../workspace/git.js';
-import { HUB_MAIN } from '../workspace/hub.js';
-import { agentBranchRef, agentWipRef } from '../workspace/hub-http-refs.js';
-import { OBJECT_ID } from '../workspace/loose-ref.js';
+import { type AgentRepo, repoEnv } from '../workspace/agent-repo/agent-repo.js';
+import { AGENT_IDENTITY, git, gitError, shInRepo } from '../workspace/git/git.js';
+import { OBJECT_ID } from '../workspace/git/loose-ref.js';
+import { HUB_MAIN } from '../workspace/hub/hub.js';
+import { agentBranchRef, agentWipRef } from '../workspace/hub-http/refs.js';
 import type { HubUpstream } from '../workspace/run-workspace.js';
 import { whileOwnerAway } from './owner-wait.js';
 

@@ -6,9 +6,9 @@
  * queue over HTTP. Opened on the run's first session here and closed when its last one ends.
  */
 import { join } from 'node:path';
-import { CliHost } from '../agent-cli/index.js';
 import { issueAgentToken } from '../auth/index.js';
 import { AgentCoordination, type Coordination } from '../coord/index.js';
+import { CliHost } from '../external-agent/index.js';
 import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
 import { type SessionInput, TOKEN_TTL_MS } from '../fleet/names.js';
 import { err, ok, type Result } from '../lang/result.js';
@@ -22,12 +22,12 @@ import {
   type SubagentCli,
   subagentCliChoice,
 } from '../topology/orchestrated/subagent-cli.js';
-import { agentCliAccess } from '../topology/peers/cli-access.js';
 import { PeerHost } from '../topology/peers/peer-host.js';
 import { peerNames } from '../topology/peers.js';
 import { openRunServices } from '../topology/session/run-services.js';
-import type { Emit } from '../topology/team-run.js';
-import { replayedBudget } from '../topology/team-run.js';
+import { agentCliAccess } from '../topology/team/cli-access.js';
+import type { Emit } from '../topology/team/team-run.js';
+import { replayedBudget } from '../topology/team/team-run.js';
 import { RunWorkspace } from '../workspace/run-workspace.js';
 import { integrationClient } from './integration-client.js';
 import { subagentHost } from './subagent-host.js';

@@ -5,7 +5,7 @@
  * base commit: after a landing the tree holds agents' changes).
  */
 import type { Sandbox } from '../sandbox/index.js';
-import { git } from './git.js';
+import { git } from './git/git.js';
 import { type CommandResult, runSetup } from './shell-command.js';
 
 export type CheckoutForCheck =

@@ -3,8 +3,8 @@
  * their working tree, index or current branch: a fetch that only writes one ref (and objects).
  */
 import path from 'node:path';
-import { git, gitError } from './git.js';
-import { isValidBranchName } from './ref-name.js';
+import { git, gitError } from './git/git.js';
+import { isValidBranchName } from './git/ref-name.js';
 
 export type FetchResult = { ok: true; ref: string; commit: string } | { ok: false; error: string };
 

@@ -18,13 +18,13 @@ import { Semaphore } from '../lang/semaphore.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
 import type { CheckoutFill } from '../tool/checkout-fill.js';
-import { containAgentRepos } from './agent-git.js';
-import { type AgentRepo, openAgentRepo, publishAgentRepo, removeAgentRepo } from './agent-repo.js';
-import { CheckoutTemplates } from './checkout-template.js';
-import { createHub, HUB_MAIN } from './hub.js';
-import { hubMainCommit, readHubMain } from './hub-main.js';
-import { isLazy, LazyCheckout } from './lazy-checkout.js';
-import { RefUpdateBatch } from './ref-batch.js';
+import { containAgentRepos } from './agent-repo/agent-git.js';
+import { type AgentRepo, openAgentRepo, publishAgentRepo, removeAgentRepo } from './agent-repo/agent-repo.js';
+import { CheckoutTemplates } from './agent-repo/checkout-template.js';
+import { isLazy, LazyCheckout } from './agent-repo/lazy-checkout.js';
+import { RefUpdateBatch } from './git/ref-batch.js';
+import { createHub, HUB_MAIN } from './hub/hub.js';
+import { hubMainCommit, readHubMain } from './hub/main.js';
 import { fetchResult } from './result.js';
 
 /** The run's result in the user's repository: its branch ref, or null when nothing landed on main. */

@@ -9,10 +9,10 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { agentRepoAt } from '../core/agent-layout.js';
 import { err, ok, type Result } from '../lang/result.js';
-import { commitAgentRepo } from './agent-commit.js';
-import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git.js';
-import { withHubLock } from './hub-lock.js';
-import { isValidBranchName } from './ref-name.js';
+import { commitAgentRepo } from './agent-repo/agent-commit.js';
+import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git/git.js';
+import { isValidBranchName } from './git/ref-name.js';
+import { withHubLock } from './hub/lock.js';
 
 export type WorktreeResult =
   | { ok: true; path: string; branch: string; head: string; created: boolean }

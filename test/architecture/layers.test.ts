@@ -17,7 +17,7 @@ const LAYERS: string[][] = [
   ['run'],
   ['coord', 'workspace', 'workflow', 'proxy'],
   ['fleet', 'mcp'],
-  ['agent-cli'],
+  ['external-agent'],
   ['topology'],
   // runner: the front door of a new run (one spec builder for the library and the CLI).
   ['runner'],

@@ -1,7 +1,7 @@
 /**
  * One way to do each thing that used to be copied (issue 28): every agent starts in
  * topology/session/agent-session.ts and reaches its model through topology/session/drive-agent.ts,
- * hub main is read by workspace/hub-main.ts, every run's status through topology/session/run-verdict.ts,
+ * hub main is read by workspace/hub/main.ts, every run's status through topology/session/run-verdict.ts,
  * and every process hosting a run builds its log, scrubber and rate gate in
  * topology/session/run-services.ts, and every command an agent can influence starts through
  * sandbox/spawn.ts. A second copy anywhere in src/ fails here, naming the file.
@@ -50,7 +50,7 @@ describe('one path', () => {
     // A read of the hub's main by ref files, rev-parse or a helper, naming it by MAIN_REF or HUB_MAIN.
     const read =
       /(?:revParse|hubRefCommit|readRefFiles)\([^)]*(?:MAIN_REF|HUB_MAIN)|'rev-parse'[^\n]*(?:MAIN_REF|HUB_MAIN)/;
-    expect(filesMatching(read)).toEqual(['workspace/hub-main.ts']);
+    expect(filesMatching(read)).toEqual(['workspace/hub/main.ts']);
   });
 
   it('decides every run status in one place', () => {

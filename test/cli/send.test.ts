@@ -1,6 +1,6 @@
 /**
  * `colony send` through the built CLI: a message no agent would read is refused with the reason (exit
- * 1, nothing logged), the same check the dashboard's endpoint makes (topology/recipients.ts): a channel
+ * 1, nothing logged), the same check the dashboard's endpoint makes (topology/team/recipients.ts): a channel
  * message to a solo run (its agent has no gather step), to a named channel nobody joined, anything
  * to a finished run. A message to a run whose process is gone is kept, and the sender is told that it
  * is read only once the run is resumed. Live runs: looping agents on the fake provider.

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MODULES, modulePolicy } from '../agent-cli/policy.js';
+import { MODULES, modulePolicy } from '../external-agent/policy.js';
 import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
 import { fleetFixture, runEvents } from './fleet-harness.js';
 

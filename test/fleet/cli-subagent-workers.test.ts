@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { orchestratedCliPolicy, SUBAGENT, taskPrompt } from '../agent-cli/orchestrated-policy.js';
+import { orchestratedCliPolicy, SUBAGENT, taskPrompt } from '../external-agent/orchestrated-policy.js';
 import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
 import { fleetFixture, runEvents } from './fleet-harness.js';
 

@@ -12,7 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orchestratedCliPolicy, SUBAGENT } from '../agent-cli/orchestrated-policy.js';
+import { orchestratedCliPolicy, SUBAGENT } from '../external-agent/orchestrated-policy.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { COLONY_BIN, fakeModelFlags, lastJsonLine, NO_API_KEYS } from '../helpers/cli.js';
 import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';

@@ -10,7 +10,7 @@ import { type Coordination, createCoordination } from '../../src/coord/index.js'
 import type { RunSpec } from '../../src/run/run-spec.js';
 import { type RunningServer, startServer } from '../../src/server/index.js';
 import type { Store } from '../../src/store/index.js';
-import { checkUserMessage } from '../../src/topology/recipients.js';
+import { checkUserMessage } from '../../src/topology/team/recipients.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { request } from '../server/http-client.js';

@@ -20,7 +20,7 @@ import {
 import { createScrubber } from '../../src/core/secrets.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../src/model/index.js';
 import type { Store } from '../../src/store/index.js';
-import { coordinationHooks } from '../../src/topology/integration-hooks.js';
+import { coordinationHooks } from '../../src/topology/team/integration-hooks.js';
 import { IntegrationQueue } from '../../src/workspace/integration/index.js';
 import { createMergeRequestTool, createSyncTool } from '../../src/workspace/integration/tools.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';

@@ -12,8 +12,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AgentRepo } from '../../src/workspace/agent-repo.js';
-import { createHub } from '../../src/workspace/hub.js';
+import type { AgentRepo } from '../../src/workspace/agent-repo/agent-repo.js';
+import { createHub } from '../../src/workspace/hub/hub.js';
 
 const ENV = {
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_'))),

@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { parseDurationMs } from '../../core/duration.js';
 import { runDir } from '../../core/home.js';
 import type { RunRecord, Store } from '../../store/index.js';
-import { git } from '../../workspace/git.js';
+import { git } from '../../workspace/git/git.js';
 import { parseFlags, UsageError } from '../args.js';
 import { removeResultBranch, resultBranchState } from '../result-branches.js';
 import { CliFailure, withStore } from '../store-access.js';

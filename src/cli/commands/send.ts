@@ -1,6 +1,6 @@
 import { createCoordination, USER_SENDER } from '../../coord/index.js';
 import { isRunInterrupted } from '../../run/interrupted.js';
-import { checkUserMessage } from '../../topology/recipients.js';
+import { checkUserMessage } from '../../topology/team/recipients.js';
 import { parseFlags, UsageError } from '../args.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
 

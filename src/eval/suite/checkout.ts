@@ -6,7 +6,7 @@
 import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { err, ok, type Result } from '../../lang/result.js';
-import { git, gitError } from '../../workspace/git.js';
+import { git, gitError } from '../../workspace/git/git.js';
 import type { Task } from './task.js';
 
 /** Identity and dates of the start commit: the same task gives the same commit id on every machine. */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { seededRandom } from '../../core/random.js';
 import { err, ok, type Result } from '../../lang/result.js';
 import { type Sandbox, setupSandbox } from '../../sandbox/index.js';
-import { git, gitError } from '../../workspace/git.js';
+import { git, gitError } from '../../workspace/git/git.js';
 import { copyTree } from './checkout.js';
 import { applyMutants, describeMutant, findMutants, type Mutant } from './mutants.js';
 import { commandEnv, runCommand, runVerify } from './run-verify.js';

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { EventKind, EventPayloads } from '../../core/events.js';
 import type { Sandbox } from '../../sandbox/index.js';
-import { hubMainCommit } from '../../workspace/hub-main.js';
+import { hubMainCommit } from '../../workspace/hub/main.js';
 import { checkoutForCheck } from '../../workspace/main-checkout.js';
 import { runShellCommand } from '../../workspace/shell-command.js';
 

@@ -1,5 +1,5 @@
 import type { EventLog } from '../../store/types.js';
-import { git } from '../../workspace/git.js';
+import { git } from '../../workspace/git/git.js';
 
 export interface Ownership {
   /** file → owning agent */

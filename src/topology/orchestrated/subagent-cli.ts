@@ -6,7 +6,7 @@
  * brings its own file and shell tools, which cannot be made read-only, so it always works in a
  * worktree of its own (a read-only profile's gets no merge tool: nothing it writes lands).
  */
-import type { CliHost } from '../../agent-cli/index.js';
+import type { CliHost } from '../../external-agent/index.js';
 import type { AgentCliChoice, RunSpec } from '../../run/run-spec.js';
 import type { Sandbox } from '../../sandbox/index.js';
 import type { Subagent } from './subagent-task.js';

@@ -4,7 +4,7 @@
  * each main commit verified once), so a swarm stops as soon as the goal is met instead of waiting
  * for every peer to say it has nothing left.
  */
-import type { MainVerifier } from './verify-main.js';
+import type { MainVerifier } from '../team/verify-main.js';
 
 export interface GoalCheck {
   /** Something landed or was released: check soon. */

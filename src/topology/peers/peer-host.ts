@@ -10,10 +10,10 @@
 import type { Budget } from '../../agent/budget.js';
 import { toolsForProfile } from '../../agent/profiles.js';
 import { renderRepoSummary, summariseRepo } from '../../agent/repo-summary.js';
-import { type AgentCliAccess, CliHost } from '../../agent-cli/index.js';
 import { type Coordination, createCoordinationTools } from '../../coord/index.js';
 import { type EventInput, isKind } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
+import { type AgentCliAccess, CliHost } from '../../external-agent/index.js';
 import type { Result } from '../../lang/result.js';
 import type { Message, Provider } from '../../model/types.js';
 import { type AgentEnd, loggedOutcome } from '../../run/agent-end.js';
@@ -33,7 +33,7 @@ import {
 import type { AgentWorkspace, AgentWorkspaceOptions } from '../../workspace/run-workspace.js';
 import type { ProviderFor } from '../context.js';
 import { runAgentSession } from '../session/agent-session.js';
-import type { Emit } from '../team-run.js';
+import type { Emit } from '../team/team-run.js';
 import { type PeerActivity, trackActivity } from './activity.js';
 import { peerMaxSteps, peerModel } from './peer-settings.js';
 import { loadPeerTemplate, peerSystemPrompt, prefixFromSystem, renderPeerPrefix } from './prompt.js';
@@ -82,7 +82,7 @@ export interface PeerHostOptions {
   afterMutation?: (agent: string) => Promise<void>;
   /**
    * What peers driven by an external CLI (`spec.agentCli`) need: the token secret, the rate gate and
-   * models for the model proxy (src/agent-cli/). Absent: such a peer does not start.
+   * models for the model proxy (src/external-agent/). Absent: such a peer does not start.
    */
   agentCli?: AgentCliAccess;
 }

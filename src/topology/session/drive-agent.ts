@@ -5,7 +5,7 @@
  * start of every topology (solo, peer, lead, subagent task, workflow step) reaches its model here.
  */
 import { type AgentDeps, type AgentOutcome, type AgentSpec, runAgent } from '../../agent/loop.js';
-import type { CliHost, DrivePeer } from '../../agent-cli/index.js';
+import type { CliHost, DrivePeer } from '../../external-agent/index.js';
 
 export type AgentDriver =
   /** Colony's loop: its model calls, tools, budget and replay from the log. */

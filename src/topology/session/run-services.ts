@@ -21,7 +21,7 @@ import type { Store } from '../../store/index.js';
 import { scrubbingLog } from '../../store/scrubbing-log.js';
 import type { EventLog } from '../../store/types.js';
 import type { ProviderFor } from '../context.js';
-import type { Emit } from '../team-run.js';
+import type { Emit } from '../team/team-run.js';
 
 export interface RunServices {
   scrubber: Scrubber;

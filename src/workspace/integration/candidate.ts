@@ -5,7 +5,7 @@
  * verdicts cached by tree so that bisection never verifies a tree twice.
  */
 import path from 'node:path';
-import { git, gitError } from '../git.js';
+import { git, gitError } from '../git/git.js';
 import { runSetup, runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
 import { planFastChain, writeFastChain } from './fast-chain.js';

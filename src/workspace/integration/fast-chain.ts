@@ -8,7 +8,7 @@
  * `merge-tree` would write; the rest (overlapping paths, renames near deletions, unusual history) goes
  * to `merge-tree` as before (candidate.ts). Conservative by construction: when in doubt, not fast.
  */
-import { git, gitError } from '../git.js';
+import { git, gitError } from '../git/git.js';
 import { type MainChain, mergeBaseOnChain } from './main-chain.js';
 import type { ObjectReader } from './object-reader.js';
 import { landedMessage } from './texts.js';

@@ -3,8 +3,8 @@
  * `git merge-tree --write-tree` (git ≥ 2.38): a three-way merge computed in the object store, no
  * checkout needed, conflicts listed by file; landing is one `update-ref --stdin` transaction.
  */
-import { git, gitError } from '../git.js';
-import { readRefFiles } from '../loose-ref.js';
+import { git, gitError } from '../git/git.js';
+import { readRefFiles } from '../git/loose-ref.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }

@@ -5,7 +5,7 @@
  * request gets `merge.rejected`, a FAIL entry and a direct message to its author.
  */
 import type { EventInput, EventKind } from '../../core/events.js';
-import { MAIN_REF } from '../hub-main.js';
+import { MAIN_REF } from '../hub/main.js';
 import { changedFiles, changedFilesOfCommits, revParse, updateRefs } from './hub-git.js';
 import {
   clip,

@@ -6,9 +6,9 @@
  * Checked before each landing and at finalize, before the result is fetched.
  */
 import { err, ok, type Result } from '../../lang/result.js';
-import { git } from '../git.js';
-import { HUB_MAIN } from '../hub.js';
-import { MAIN_REF, readHubMain } from '../hub-main.js';
+import { git } from '../git/git.js';
+import { HUB_MAIN } from '../hub/hub.js';
+import { MAIN_REF, readHubMain } from '../hub/main.js';
 import { updateRefs } from './hub-git.js';
 
 /** What the check found: main as expected, or where it was and that it was put back. */

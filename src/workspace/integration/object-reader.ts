@@ -5,7 +5,7 @@
  * the next read.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { gitEnv } from '../git.js';
+import { gitEnv } from '../git/git.js';
 
 export interface CommitObject {
   id: string;

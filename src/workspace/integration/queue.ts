@@ -13,8 +13,8 @@
  * (land, reject) and approval.ts (parking and approvals from other processes).
  */
 import path from 'node:path';
-import { HUB_MAIN } from '../hub.js';
-import { MAIN_REF, readHubMain } from '../hub-main.js';
+import { HUB_MAIN } from '../hub/hub.js';
+import { MAIN_REF, readHubMain } from '../hub/main.js';
 import { ApprovalGate } from './approval.js';
 import { type BatchWindow, batchWindow } from './batch-window.js';
 import { buildCandidate, CandidateVerifier, type FastLane } from './candidate.js';

@@ -14,7 +14,7 @@ import { lstat, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { err, ok, type Result } from '../../lang/result.js';
-import { git, gitError } from '../git.js';
+import { git, gitError } from '../git/git.js';
 
 const execFileAsync = promisify(execFile);
 /** Paths per cp process (its argument list stays far below the system's limit). */

@@ -13,9 +13,9 @@
 import path from 'node:path';
 import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
-import { AGENT_COMMIT_CONFIG, git, gitError } from '../git.js';
-import { HUB_MAIN } from '../hub.js';
-import { readHubMain } from '../hub-main.js';
+import { AGENT_COMMIT_CONFIG, git, gitError } from '../git/git.js';
+import { HUB_MAIN } from '../hub/hub.js';
+import { readHubMain } from '../hub/main.js';
 import { commitChanges } from '../worktree.js';
 import { isAncestor, revParse, updateRefs } from './hub-git.js';
 

@@ -2,8 +2,8 @@
 import path from 'node:path';
 import { ok, type Result } from '../../../src/lang/result.js';
 import type { Store } from '../../../src/store/index.js';
-import { openAgentRepo, publishAgentRepo } from '../../../src/workspace/agent-repo.js';
-import { createHub } from '../../../src/workspace/hub.js';
+import { openAgentRepo, publishAgentRepo } from '../../../src/workspace/agent-repo/agent-repo.js';
+import { createHub } from '../../../src/workspace/hub/hub.js';
 import { IntegrationQueue } from '../../../src/workspace/integration/index.js';
 import type { IntegrationQueueOptions } from '../../../src/workspace/integration/types.js';
 import { addWorktree } from '../../../src/workspace/worktree.js';
@@ -45,7 +45,7 @@ export interface Fixture {
    * so `publish` has nothing to copy.
    */
   agent(name: string): Promise<FixtureAgent>;
-  /** An agent with a repository of its own, as in a run (workspace/agent-repo.ts). */
+  /** An agent with a repository of its own, as in a run (workspace/agent-repo/agent-repo.ts). */
   ownRepo(name: string): Promise<FixtureAgent>;
   queue(options?: Partial<IntegrationQueueOptions>): IntegrationQueue;
   mainLog(): string[];

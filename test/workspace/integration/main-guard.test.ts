@@ -1,7 +1,7 @@
 /** Hub main moved outside the integration queue is put back, and the foreign commit is kept. */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHub } from '../../../src/workspace/hub.js';
+import { createHub } from '../../../src/workspace/hub/hub.js';
 import { guardMain, movedMainWarning } from '../../../src/workspace/integration/main-guard.js';
 import { sh, tempDir, write } from '../helpers.js';
 
