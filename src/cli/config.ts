@@ -91,6 +91,17 @@ export const configSchema = z
     deadline: durationSchema,
     /** peers: a peer with no event for this long gets a nudge; after twice as long it is stalled. */
     idle: durationSchema,
+    /**
+     * How long a claim lasts without its holder's heartbeat (renewed at a fifth of it): a crashed
+     * agent's files go back to the team after this long. Default 5m (coord/claims.ts).
+     */
+    claimLease: z
+      .string()
+      .refine(
+        (text) => (parseDurationMs(text) ?? 0) >= 1000,
+        'expected a duration of at least 1s, like 30s or 5m',
+      )
+      .optional(),
     /** orchestrated: profiles beyond (or overriding) the built-in ones; names like subagent names. */
     profiles: z
       .record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'profile names are lower-case'), profileSchema)

@@ -86,6 +86,8 @@ function specOptions(input: NewRunInput): SpecOptions {
     modelTimeoutMs: config.modelTimeoutMs,
     maxRetries: config.maxRetries,
     bashTimeoutS: config.bashTimeoutS,
+    // Claims exist in every topology (peers, subagents, workflow agents, CLI agents over MCP).
+    ...(config.claimLease ? { claimLeaseMs: parseDurationMs(config.claimLease) ?? undefined } : {}),
     ...(topology === 'peers'
       ? {
           agents: input.agents ?? 1,

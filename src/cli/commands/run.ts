@@ -70,6 +70,8 @@ never touched. The result is fetched into your repository as the branch colony/<
                        the flags win per peer and field
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
+  --claim-lease DURATION  how long a claim lasts without its holder's heartbeat (default 5m; renewed
+                       at a fifth of it): a crashed agent's files go back to the team after this long
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
                        each failure goes back, as a new task, to the subagent that owns the files
   --accept-rounds N    orchestrated: fix rounds of the acceptance check at most (default 2)
@@ -123,6 +125,7 @@ const OPTIONS = {
   integrators: { type: 'string' },
   'approve-merges': { type: 'boolean' },
   idle: { type: 'string' },
+  'claim-lease': { type: 'string' },
   accept: { type: 'string' },
   'accept-rounds': { type: 'string' },
   'max-starts-per-agent': { type: 'string' },
@@ -187,6 +190,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       stream: values.stream,
       deadline: values.deadline,
       idle: values.idle,
+      claimLease: values['claim-lease'],
       ...sandboxFlags('run', values),
       ...team,
       ...(peers ? { peers } : {}),
