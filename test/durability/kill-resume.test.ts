@@ -7,12 +7,15 @@
  *
  * Replay a failure with DURABILITY_SEED=<seed printed in the failure>.
  */
-import { realpathSync } from 'node:fs';
+import { mkdtempSync, readdirSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BashEffects,
   createDurabilityPolicy,
   durabilityRepoFiles,
+  type EditAnchors,
 } from '../fake-provider/scenarios-durability.js';
 import { type FakeProvider, type FakeStats, startFakeProvider } from '../fake-provider/server.js';
 import {
@@ -20,6 +23,7 @@ import {
   colony,
   type EventLine,
   ensureBuilt,
+  git,
   killAfter,
   killWhen,
   makeRepo,
@@ -55,20 +59,21 @@ const MAX_RANDOM_RUNS = 40;
 const LANES = 1;
 const SEED = Number(process.env.DURABILITY_SEED ?? 20_260_214);
 /**
- * A tool call in flight when the process is killed is run again by `colony resume` (at-least-once for
- * the call in flight; completed calls are replayed from the log, never repeated). A `bash` command no
- * longer survives the kill (a watchdog in its process group kills the group when Colony dies), so a
- * command killed mid-way takes effect once — see the appending test below. Two things still make an
- * interrupted run's conversation differ from the uninterrupted one: a re-run `write` reports
- * "Overwrote" where the first run said "Created", and a command whose effect landed just before the
- * kill (but whose result was not yet logged) runs again — an `edit` whose `new` text still holds its
- * `old` one then applies twice (seen once on a fresh clone: the import lines doubled). So the
- * random-kill test uses idempotent bash commands and edits that replace their anchor, and accepts a
- * diverged conversation as long as the diff matches. Flip this when in-flight
- * tool calls take effect exactly once (e.g. worktree snapshots before each mutating call).
+ * A file tool call (`write`, `edit`) in flight when the process is killed takes effect exactly once:
+ * it logs its intent (the file's hash before and after) before it writes, and `colony resume`
+ * completes it from the file when its change is on disk already (agent/in-flight.ts). So the scenario's
+ * edits keep their anchor (an edit applied twice would show in the diff: the import lines doubled), a
+ * re-run `write` says "Created" as the first run did, and a crash run's conversation must be the
+ * uninterrupted one's. Set to false (with the product change reverted) and the edits go back to
+ * replacing their anchor and a diverged conversation is accepted.
+ *
+ * `bash` stays at-least-once (docs/tools.md): a command killed mid-way dies with Colony and runs once
+ * more (the appending test below), but one whose effect landed just before the kill, its result not
+ * yet logged, runs again. So the random kills use idempotent bash commands (`overwrite`).
  */
-const IN_FLIGHT_EXACTLY_ONCE = false;
-const effects: BashEffects = IN_FLIGHT_EXACTLY_ONCE ? 'append' : 'overwrite';
+const IN_FLIGHT_EXACTLY_ONCE = true;
+const effects: BashEffects = 'overwrite';
+const anchors: EditAnchors = IN_FLIGHT_EXACTLY_ONCE ? 'keep-anchor' : 'replace-anchor';
 
 interface Baseline {
   stream: boolean;
@@ -82,7 +87,7 @@ const fakes: FakeProvider[] = [];
 
 function startFake(effects: BashEffects): Promise<FakeProvider> {
   return startFakeProvider({
-    policy: createDurabilityPolicy(effects),
+    policy: createDurabilityPolicy(effects, anchors),
     latencyMs: LATENCY_MS,
     streamFrameDelayMs: STREAM_FRAME_DELAY_MS,
     record: false,
@@ -217,6 +222,16 @@ async function crashRun(stream: boolean, effects: BashEffects, killPlan: Kill[])
   return { runId: id, kills, killedDuring, finalCode: lastCode, finalSummary, diff, stats: fake.stats() };
 }
 
+/** The summary line a finished `colony run`/`resume`/`demo --json` ends with. */
+function summaryOf(c: Colony | null): { status?: string; reason?: string } {
+  const line = c?.lines[c.lines.length - 1] ?? '{}';
+  try {
+    return JSON.parse(line) as { status?: string; reason?: string };
+  } catch {
+    return { status: `unparsable last line: ${line.slice(0, 200)} / stderr: ${c?.stderr()}` };
+  }
+}
+
 let plain: Baseline;
 
 beforeAll(async () => {
@@ -295,6 +310,8 @@ const MID_BASH: Kill[] = [
 const MID_STREAM_WRITE_FINALIZE: Kill[] = [
   at('tool.finished', 1, 'write', LATENCY_MS + 2 * STREAM_FRAME_DELAY_MS, 'mid-stream of request 2'),
   at('tool.started', 5, 'write', 0, 'mid-write step 5'),
+  // Its intent is committed: the edit (whose new text holds its old) writes as the kill comes.
+  at('tool.intent', 7, 'edit', 0, 'mid-edit step 7'),
   at('tool.finished', 9, 'bash', LATENCY_MS + 2 * STREAM_FRAME_DELAY_MS, 'mid-stream of the final answer'),
   at('agent.finished', 10, undefined, 0, 'finalize (commit, verify, fetch)'),
 ];
@@ -355,7 +372,7 @@ describe('kill -9 at random points, then colony resume', () => {
   }, 600_000);
 
   it('a non-idempotent bash command killed mid-command takes effect once (its orphan dies with Colony, then it is re-run)', async () => {
-    const baseline = effects === 'append' ? plain : await baselineRun(false, 'append');
+    const baseline = await baselineRun(false, 'append');
     const out = await crashRun(false, 'append', MID_BASH);
     expect(out.kills).toBe(MID_BASH.length);
     const problems = await compare(
@@ -393,6 +410,139 @@ describe('kill -9 at random points, then colony resume', () => {
     );
     const failures = resumed.filter((r) => r.code !== 0);
     expect(failures).toEqual([]);
+  }, 300_000);
+});
+
+/**
+ * Team topologies under random kills: the bundled scripted demos, each started by `colony demo
+ * <topology> --json` and finished by `colony resume` — peers (four peers claim six modules, edit,
+ * test and land them through the merge queue, one merge rejected for a conflict and landed after a
+ * sync) and orchestrated (a lead creates three subagents and runs two waves of parallel tasks). The
+ * scripted model runs in Colony's process, so repeated model calls are read from the log instead of
+ * a server's count: no agent logs a step twice, nor a tool result twice. A few runs of each, so the
+ * sweep adds well under a minute (peers ~9 s a run here, orchestrated ~2 s).
+ */
+const TEAM_DEMOS = [
+  { demo: 'peers', runs: 2 },
+  { demo: 'orchestrated', runs: 3 },
+] as const;
+const TEAM_KILLS_PER_RUN = 2;
+
+/**
+ * A folder for one demo run: `colony demo --dir PARENT` copies its example repository into a fresh
+ * folder under PARENT (a second one when a kill came before the run was recorded).
+ */
+function teamParent(): string {
+  return mkdtempSync(join(tmpdir(), 'colony-durability-team-'));
+}
+
+/** The run made for a repository under `parent`, if the killed process got that far. */
+async function teamRunIn(parent: string): Promise<string | null> {
+  for (const made of readdirSync(parent)) {
+    const runId = await runForRepo(join(parent, made));
+    if (runId) return runId;
+  }
+  return null;
+}
+
+/** The run's result branch against its repository's first commit, or that there is none. */
+async function teamResult(runId: string): Promise<string> {
+  const listed = await colony(['runs', '--json', '--limit', '200']);
+  const repo = (JSON.parse(listed.stdout) as Array<{ runId: string; repo: string }>).find(
+    (r) => r.runId === runId,
+  )?.repo;
+  if (!repo) return '(run not listed)';
+  const base = (await git(repo, 'rev-list', '--max-parents=0', 'main')).trim();
+  return resultDiff(repo, base, runId).catch(() => '(no result branch)');
+}
+
+/** Model steps or tool results an agent logged twice: a completed call made again. */
+async function repeatedInLog(runId: string): Promise<string[]> {
+  const logs = await colony(['logs', runId, '--json']);
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  for (const line of logs.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const e = JSON.parse(line) as {
+      agent: string | null;
+      kind: string;
+      data: { step?: number; callId?: string };
+    };
+    const key =
+      e.kind === 'model.response'
+        ? `${e.agent} step ${e.data.step}`
+        : e.kind === 'tool.finished'
+          ? `${e.agent} step ${e.data.step} result of ${e.data.callId}`
+          : null;
+    if (key === null) continue;
+    if (seen.has(key)) repeated.push(key);
+    seen.add(key);
+  }
+  return repeated;
+}
+
+describe('kill -9 at random points of team runs, then colony resume', () => {
+  it('finishes peers and orchestrated runs as their uninterrupted runs do, repeating no completed call', async () => {
+    const random = seededRandom(SEED + 1);
+    const problems: string[] = [];
+    const report: string[] = [];
+    let totalKills = 0;
+    for (const { demo, runs } of TEAM_DEMOS) {
+      const started = performance.now();
+      const first = startColony(['demo', demo, '--dir', teamParent(), '--json']);
+      const { code } = await first.exited;
+      const span = performance.now() - started;
+      const baseId = await first.runId;
+      expect(code, `baseline ${demo} run failed: ${first.stderr()}`).toBe(0);
+      expect(summaryOf(first).status).toBe('succeeded');
+      const baseline = await teamResult(baseId!);
+
+      for (let n = 0; n < runs; n++) {
+        const parent = teamParent();
+        const kills = Array.from({ length: TEAM_KILLS_PER_RUN }, () => random() * span);
+        let runId: string | null = null;
+        let landed = 0;
+        const killedDuring: string[] = [];
+        let last: Colony | null = null;
+        let lastCode: number | null = null;
+        for (let attempt = 0; ; attempt++) {
+          const afterMs = kills[attempt];
+          const c: Colony = runId
+            ? startColony(['resume', runId, '--json'])
+            : startColony(['demo', demo, '--dir', parent, '--json']);
+          last = c;
+          if (afterMs === undefined || !(await killAfter(c, afterMs))) {
+            lastCode = (await c.exited).code;
+            runId ??= await c.runId;
+            break;
+          }
+          runId ??= (await c.runId) ?? (await teamRunIn(parent));
+          if (runId) {
+            landed++;
+            killedDuring.push(`${Math.round(afterMs)}ms: ${lastActivity(c)}`);
+          }
+        }
+        expect(runId, `the ${demo} run was never created`).toBeTruthy();
+        totalKills += landed;
+        const tag = `seed ${SEED + 1} ${demo} crash run ${n} (${runId}, ${landed} kills: ${killedDuring.join('; ')})`;
+        report.push(tag);
+        const summary = summaryOf(last);
+        if (lastCode !== 0 || summary.status !== 'succeeded')
+          problems.push(`${tag}: final exit ${lastCode}, status ${summary.status}: ${summary.reason}`);
+        const result = await teamResult(runId!);
+        if (result !== baseline)
+          problems.push(`${tag}: result differs from the uninterrupted run's\n${diffHint(baseline, result)}`);
+        const repeated = await repeatedInLog(runId!);
+        if (repeated.length > 0) problems.push(`${tag}: logged twice: ${repeated.join(', ')}`);
+        const verified = await colony(['verify', runId!]);
+        if (verified.code !== 0)
+          problems.push(`${tag}: colony verify exited ${verified.code}: ${verified.stdout}`);
+      }
+    }
+    process.stderr.write(`[durability] team runs: ${totalKills} kills\n${report.join('\n')}\n`);
+    expect(problems, problems.join('\n\n')).toEqual([]);
+    // Kills that land are what this tests: most of the drawn ones must (a kill after the end does not).
+    expect(totalKills).toBeGreaterThanOrEqual(TEAM_DEMOS.reduce((sum, d) => sum + d.runs, 0));
   }, 300_000);
 });
 

@@ -15,9 +15,10 @@ import type { Message } from '../../src/model/types.js';
 export function durabilityRepoFiles(): Record<string, string> {
   return {
     'README.md': '# ledger\n\nA tiny ledger used by the crash-durability test.\n',
-    // The two markers are what the scenario's edits replace: an edit whose `new` still holds its
-    // `old` applies twice when a kill lands after it wrote and `colony resume` runs it again (a
-    // tool call in flight is at-least-once), and this scenario's in-flight effects must converge.
+    // The two markers are what the scenario's edits anchor on. With `keep-anchor` edits each edit's
+    // `new` still holds its `old`, so an edit applied again after a kill would apply twice (file
+    // tools are exactly-once: agent/in-flight.ts); `replace-anchor` edits converge however often
+    // they run.
     'src/ledger.js':
       '// imports\nexport function total(entries) {\n  let sum = 0;\n  for (const e of entries) sum += e.amount;\n  return sum;\n}\n// more functions\n',
     'notes.md': '# Notes\n\nstatus: draft\n',
@@ -45,12 +46,24 @@ type Call = { name: string; arguments: Record<string, unknown> };
  */
 export type BashEffects = 'append' | 'overwrite';
 
+/**
+ * How the scenario's edits treat their anchor text. `keep-anchor`: `new` holds `old` (an edit run
+ * twice applies twice); `replace-anchor`: `new` replaces `old` (a second run finds nothing to change).
+ */
+export type EditAnchors = 'keep-anchor' | 'replace-anchor';
+
 function logCommand(effects: BashEffects, line: string): string {
   return effects === 'append' ? `echo ${line} >> log.txt` : `echo ${line} > log-${line}.txt`;
 }
 
-function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
+function steps(effects: BashEffects, anchors: EditAnchors): Array<{ text: string; calls: Call[] }> {
   const log = (line: string): string => logCommand(effects, line);
+  const keep = anchors === 'keep-anchor';
+  /** `old` → `added`, after the anchor (keep-anchor) or in its place. */
+  const edit = (path: string, old: string, added: string): Call => ({
+    name: 'edit',
+    arguments: { path, old, new: keep ? `${old}${added}` : added },
+  });
   const showLog = effects === 'append' ? 'cat log.txt' : 'cat log-*.txt';
   return [
     {
@@ -64,14 +77,11 @@ function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
     {
       text: 'Adding an average function.',
       calls: [
-        {
-          name: 'edit',
-          arguments: {
-            path: 'src/ledger.js',
-            old: '// more functions\n',
-            new: '\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
-          },
-        },
+        edit(
+          'src/ledger.js',
+          '// more functions\n',
+          '\nexport function average(entries) {\n  return entries.length === 0 ? 0 : total(entries) / entries.length;\n}\n',
+        ),
       ],
     },
     {
@@ -98,21 +108,18 @@ function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
     {
       text: 'Updating the notes and logging, in one go.',
       calls: [
-        { name: 'edit', arguments: { path: 'notes.md', old: 'status: draft', new: 'status: reviewed' } },
+        edit('notes.md', 'status: draft', keep ? ', reviewed' : 'status: reviewed'),
         { name: 'bash', arguments: { command: `sleep 0.3 && ${log('step-three')}` } },
       ],
     },
     {
       text: 'Importing the helper.',
       calls: [
-        {
-          name: 'edit',
-          arguments: {
-            path: 'src/ledger.js',
-            old: '// imports\n',
-            new: "import { money } from './format.js';\n\nexport { money };\n\n",
-          },
-        },
+        edit(
+          'src/ledger.js',
+          '// imports\n',
+          "import { money } from './format.js';\n\nexport { money };\n\n",
+        ),
       ],
     },
     {
@@ -129,8 +136,11 @@ function steps(effects: BashEffects): Array<{ text: string; calls: Call[] }> {
 /** The long final answer (streamed as several frames). */
 export const DURABILITY_FINAL_TEXT = `Done. ${'I generated data/table.txt, added average() and a money() helper, updated the notes and kept a progress log. '.repeat(4)}`;
 
-export function createDurabilityPolicy(effects: BashEffects = 'append'): ScriptedPolicy {
-  const planned = steps(effects);
+export function createDurabilityPolicy(
+  effects: BashEffects = 'append',
+  anchors: EditAnchors = 'replace-anchor',
+): ScriptedPolicy {
+  const planned = steps(effects, anchors);
   return (request) => {
     const step = nextStep(request.messages, planned.length);
     const next = planned[step];
@@ -164,4 +174,4 @@ function nextStep(messages: readonly Message[], total: number): number {
 }
 
 /** Model responses in an uninterrupted run (tool steps plus the final answer). */
-export const DURABILITY_MODEL_CALLS = steps('append').length + 1;
+export const DURABILITY_MODEL_CALLS = steps('append', 'replace-anchor').length + 1;
