@@ -14,6 +14,7 @@ import { createEditTool } from '../../../src/agent/tools/edit.js';
 import { createGrepTool } from '../../../src/agent/tools/grep.js';
 import { createLsTool } from '../../../src/agent/tools/ls.js';
 import { createReadTool } from '../../../src/agent/tools/read.js';
+import { createWriteTool } from '../../../src/agent/tools/write.js';
 import type { ToolResult } from '../../../src/tool/types.js';
 import { tempDir } from './helpers.js';
 
@@ -182,6 +183,11 @@ describe('grep, ls and edit on hostile files', () => {
     expect(big.result.isError).toBe(true);
     expect(big.result.content).toMatch(/^text-head.log is 1024 MiB, too large to edit \(at most \d+ MiB\)/);
     expect(big.rssGrowth).toBeLessThan(MAX_RSS_GROWTH);
+  });
+
+  it('write refuses a FIFO (it hashes what it replaces first, and replaces only regular files)', async () => {
+    const result = await createWriteTool(root).run({ path: 'pipe', content: 'x' }, {});
+    expect(result).toEqual({ isError: true, content: 'pipe is a FIFO (named pipe), not a regular file' });
   });
 });
 
