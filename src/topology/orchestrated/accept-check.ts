@@ -1,6 +1,6 @@
 /**
  * The acceptance check: the run's verify command and the accept command, run one after another on
- * hub main in a clean detached checkout (setup first), like peers/verify-main.ts. Each command's
+ * hub main in a clean detached checkout (setup first), like team/verify-main.ts. Each command's
  * result is logged as `verify.finished` by the `acceptance` pseudo-agent (agent-level, so it never
  * stands in for the run's own final verify).
  */
