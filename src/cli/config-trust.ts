@@ -23,6 +23,8 @@ const GUARDED: Record<string, { flag: string | null; harmless?: (value: unknown)
   sandbox: { flag: '--sandbox MODE', harmless: (value) => value === 'on' },
   allowNetwork: { flag: '--allow-network', harmless: (value) => value === false },
   passEnv: { flag: '--pass-env NAME', harmless: (value) => Array.isArray(value) && value.length === 0 },
+  // Where the run's news goes (a repository's colony.json could send it to its author).
+  notify: { flag: '--notify URL' },
 };
 
 /** Keys of a `models[]` entry an implicit file may not set. */

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { COORDINATION_CAPABILITIES, PROFILE_NAMES } from '../agent/profiles.js';
 import { parseDurationMs } from '../core/duration.js';
+import { notifyConfigSchema } from '../notify/index.js';
 import { RUN_DEFAULTS } from '../runner/defaults.js';
 import { isEnvName, SANDBOX_MODES } from '../sandbox/index.js';
 import { implicitFileError, refusedImplicitKeys, vendorKeyError } from './config-trust.js';
@@ -119,6 +120,8 @@ export const configSchema = z
     allowNetwork: z.boolean(),
     /** peers, orchestrated: run the agents on fleet workers (`colony worker`; docs/fleet.md). */
     workers: z.boolean().optional(),
+    /** Notifications to a webhook and the desktop (`--notify URL` wins over its url; docs/notify.md). */
+    notify: notifyConfigSchema.optional(),
     /** Variables passed into the sandbox by name (nothing else of Colony's environment is). */
     passEnv: z.array(z.string().refine(isEnvName, 'expected a variable name like NPM_TOKEN')),
   })

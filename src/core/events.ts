@@ -309,6 +309,26 @@ export interface EventPayloads {
   'publish.failed': { step: 'push' | 'pull_request'; remote: string; branch: string | null; error: string };
 }
 
+  // Notifications to the person running the run (src/notify/, docs/notify.md): written by the
+  // process that follows the run's log, never by the run itself; they do not move the run's clock.
+  /**
+   * A notification was delivered: `kind` (`approval_needed`, `agent_stalled`, `budget_warning`,
+   * `limit_hit`, `run_finished`) to `target` (`webhook:<host>` — never the URL's path or query, which
+   * may hold a token — or `desktop`) at its `attempt`-th try. `occurrence` names what it was about
+   * (one notification per occurrence and target: a resumed run reads these and does not repeat them);
+   * `seq` is the event that caused it.
+   */
+  'notify.sent': { kind: string; target: string; attempt: number; occurrence: string; seq: number };
+  /** A notification given up after `attempts` tries; `error` is the last one's (scrubbed of the URL). */
+  'notify.failed': {
+    kind: string;
+    target: string;
+    error: string;
+    attempts: number;
+    occurrence: string;
+    seq: number;
+  };
+
 /** One model endpoint a run calls (run.started). */
 export interface RunEndpoint {
   model: string;

@@ -165,8 +165,9 @@ export function applyEvent(state: RunState, event: StoredEvent): void {
   state.events += 1;
   state.lastSeq = Math.max(state.lastSeq, event.seq);
   state.runId ??= event.runId;
-  // What was done with a finished run's result (publish.*, src/forge/) does not move the run's clock.
-  if (Number.isFinite(at) && !event.kind.startsWith('publish.')) {
+  // What was done with a finished run's result (publish.*, src/forge/) and notifications sent about
+  // the run (notify.*, src/notify/, maybe retried after it ended) do not move the run's clock.
+  if (Number.isFinite(at) && !event.kind.startsWith('publish.') && !event.kind.startsWith('notify.')) {
     state.firstMs = state.firstMs === null ? at : Math.min(state.firstMs, at);
     state.lastMs = state.lastMs === null ? at : Math.max(state.lastMs, at);
   }

@@ -5,13 +5,22 @@ import { loadRunSpec } from '../../topology/execute-run.js';
 import { exitCodeFor, summarise } from '../../view/summary.js';
 import { onePositional, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
+import {
+  NOTIFY_FLAG_HELP,
+  notifyExtraSecrets,
+  notifySettingsOrThrow,
+  startRunNotifier,
+} from '../run-notify.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
 import { formatSummary } from '../summary-text.js';
 
-export const RESUME_HELP = `colony resume RUN [--json]
+export const RESUME_HELP = `colony resume RUN [--json] [--notify URL]
 
 Finishes a run whose process died (crash, kill -9, reboot). Completed model calls and tool calls are
-replayed from the log, never repeated. Refuses a run that another live process is still executing.`;
+replayed from the log, never repeated. Refuses a run that another live process is still executing.
+
+${NOTIFY_FLAG_HELP.replace('Config: "notify" {url, secret?, events?, desktop?, timeoutMs?}.\n                       ', '')}
+                       What the log says was notified already is not notified again.`;
 
 /** Why a run with a live process cannot be resumed, and what to do instead. */
 function liveRunRefusal(runId: string, error: string | undefined): string {
@@ -25,7 +34,7 @@ function liveRunRefusal(runId: string, error: string | undefined): string {
 export async function resumeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    { json: { type: 'boolean' }, notify: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     'resume',
   );
   if (values.help) {
@@ -33,6 +42,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const runId = onePositional(positionals, 'run', 'resume');
+  const notify = notifySettingsOrThrow(values.notify, undefined, process.env, 'resume');
   return withStore(async (store) => {
     await requireRun(store, runId);
     const events = await store.log.read(runId);
@@ -56,14 +66,20 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     const done = events.filter((e): e is StoredEvent<'model.response'> => e.kind === 'model.response').length;
     if (!values.json)
       process.stdout.write(`resuming run ${runId} (${done} model responses replayed from the log)\n`);
-    const result = await runInForeground({
-      store,
-      spec,
-      provider: provider.provider,
-      catalog,
-      json: values.json ?? false,
-      resumed: true,
-    });
-    return exitCodeFor(result.status);
+    const notifier = startRunNotifier(store, spec, notify, values.json ?? false);
+    try {
+      const result = await runInForeground({
+        store,
+        spec,
+        provider: provider.provider,
+        catalog,
+        json: values.json ?? false,
+        resumed: true,
+        extraSecrets: notifyExtraSecrets(notify),
+      });
+      return exitCodeFor(result.status);
+    } finally {
+      await notifier?.finish();
+    }
   });
 }

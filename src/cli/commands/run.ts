@@ -7,6 +7,12 @@ import { runInForeground } from '../live-run.js';
 import { endpointLines } from '../model-catalog.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
 import { peerSettingFlags } from '../peer-flags.js';
+import {
+  NOTIFY_FLAG_HELP,
+  notifyExtraSecrets,
+  notifySettingsOrThrow,
+  startRunNotifier,
+} from '../run-notify.js';
 import { SANDBOX_OPTIONS, sandboxFlags } from '../sandbox-flags.js';
 import { withStore } from '../store-access.js';
 import {
@@ -93,12 +99,14 @@ never touched. The result is fetched into your repository as the branch colony/<
   --max-runs N         most runs at once on this server (store) (default 10, or COLONY_MAX_RUNS)
   --wait-for-slot      when that many runs are running, wait for one to finish (the default)
   --no-wait            fail at once instead of waiting for a run slot
+${NOTIFY_FLAG_HELP}
   --config FILE        config file (default ./colony.json if present); it may define
                        "profiles" {name: {base, model?, maxSteps?, system?, cli?}}, "limits"
                        {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds".
                        A ./colony.json not named with --config is not trusted with commands,
                        containment or endpoints: setup, verify, accept, baseUrl, sandbox (other than
-                       on), allowNetwork, passEnv and models[].baseUrl/apiKeyEnv are refused there.
+                       on), allowNetwork, passEnv, notify and models[].baseUrl/apiKeyEnv are
+                       refused there.
                        No file may send a vendor's key (OPENAI_API_KEY, …) to another host; only
                        --base-url or OPENAI_BASE_URL / ANTHROPIC_BASE_URL choose such an endpoint
   --json               one JSON object per event, the run summary last (run.started names the
@@ -148,6 +156,7 @@ const OPTIONS = {
   'hub-listen': { type: 'string' },
   'hub-url': { type: 'string' },
   config: { type: 'string' },
+  notify: { type: 'string' },
   json: { type: 'boolean' },
   push: { type: 'string' },
   ...PUBLISH_OPTIONS,
@@ -227,6 +236,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   );
   const agentCli = agentCliFlags(values, topology.topology, topology.agents, process.env);
   const publish = runPublishRequest(values);
+  const notify = notifySettingsOrThrow(values.notify, loaded.config.notify, process.env, 'run');
   const prepared = await prepareRun(
     {
       ...(fleet ? { fleet } : {}),
@@ -263,18 +273,31 @@ export async function runCommand(argv: string[]): Promise<number> {
       process.stdout.write(`run ${prepared.spec.runId} started (${main})\n`);
       for (const line of others) process.stdout.write(`  ${line}\n`);
     }
-    const summary = await runInForeground({
-      store,
-      spec: prepared.spec,
-      provider: prepared.provider,
-      catalog: prepared.catalog,
-      json: values.json ?? false,
-      resumed: false,
-      runSlots,
-    });
-    if (publishing)
-      return publishAfterRun(store, summary, publishing, values.json ?? false, exitCodeFor(summary.status));
-    return exitCodeFor(summary.status);
+    // The notifier follows the run's log on its own; the run never waits for it (docs/notify.md).
+    const notifier = startRunNotifier(store, prepared.spec, notify, values.json ?? false);
+    try {
+      const summary = await runInForeground({
+        store,
+        spec: prepared.spec,
+        provider: prepared.provider,
+        catalog: prepared.catalog,
+        json: values.json ?? false,
+        resumed: false,
+        runSlots,
+        extraSecrets: notifyExtraSecrets(notify),
+      });
+      if (publishing)
+        return await publishAfterRun(
+          store,
+          summary,
+          publishing,
+          values.json ?? false,
+          exitCodeFor(summary.status),
+        );
+      return exitCodeFor(summary.status);
+    } finally {
+      await notifier?.finish();
+    }
   });
 }
 
