@@ -22,7 +22,8 @@ usage: colony <command> [options]
                      (--tasks FILE before a run, --html FILE chart, --check RUN: plan -h)
   eval report DIR    was the team worth it? arms vs solo with intervals (eval run etc.: eval -h)
   logs RUN           a run's events (--follow)
-  verify RUN         re-check a run's hash chain
+  verify RUN         re-check a run's hash chain, and against its signed anchors
+  anchor RUN         sign the run's chain head with the audit key (--out FILE)
   models             known models and prices
   send RUN ...       message an agent (--to, interrupts) or a channel (--channel)
   approve RUN MR     approve a merge request (runs with --approve-merges or --integrators)
@@ -54,6 +55,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   plan: async () => (await import('./commands/plan.js')).planCommand,
   logs: async () => (await import('./commands/logs.js')).logsCommand,
   verify: async () => (await import('./commands/verify.js')).verifyCommand,
+  anchor: async () => (await import('./commands/anchor.js')).anchorCommand,
   models: async () => (await import('./commands/models.js')).modelsCommand,
   clean: async () => (await import('./commands/clean.js')).cleanCommand,
   send: async () => (await import('./commands/send.js')).sendCommand,
