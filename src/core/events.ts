@@ -283,7 +283,8 @@ export interface EventPayloads {
     output: string;
     durationMs: number;
   };
-  'workflow.finished': { ok: boolean; value?: unknown; error?: string };
+  /** `program`: a program the orchestrated lead wrote (run_workflow), whose step ids start with it. */
+  'workflow.finished': { ok: boolean; value?: unknown; error?: string; program?: string };
 
   // Publishing a finished run (src/forge/, docs/forges.md): logged after run.finished, they do not
   // move the run's clock (view/run-state.ts).

@@ -81,6 +81,7 @@ export const runSpecSchema = z.strictObject({
     .optional(),
   leadMaxSteps: positiveInt.optional(),
   subagentMaxSteps: positiveInt.optional(),
+  leadDelegation: z.enum(['tasks', 'programs', 'both']).optional(),
   maxStartsPerAgent: positiveInt.optional(),
   maxAgents: positiveInt.optional(),
   profiles: z

@@ -87,6 +87,11 @@ export interface RunSpec {
   /** orchestrated: the lead's step cap (default: maxSteps) and a subagent's per task (default 100). */
   leadMaxSteps?: number;
   subagentMaxSteps?: number;
+  /**
+   * orchestrated: how the lead delegates — `tasks` (create_subagent/assign_task), `programs`
+   * (run_workflow only: `--topology planned`) or `both` (the default).
+   */
+  leadDelegation?: 'tasks' | 'programs' | 'both';
   /** Scheduler limits beyond `concurrency` (defaults: 1,000 starts per agent, 4,096 agents). */
   maxStartsPerAgent?: number;
   maxAgents?: number;

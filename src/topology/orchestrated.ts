@@ -23,6 +23,7 @@ import type { RunContext, RunOutcome, Topology } from './context.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
+import { createRunWorkflowTool } from './orchestrated/run-workflow-tool.js';
 import { runHasSubagentClis, type SubagentCli, subagentCliChoice } from './orchestrated/subagent-cli.js';
 import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
@@ -38,6 +39,7 @@ import {
   replayedBudget,
   verifyOnMain,
 } from './team/team-run.js';
+import { startsSoFar, teamWorkflowHost } from './workflow/host.js';
 
 export const DEFAULT_SUBAGENT_STEPS = 100;
 
@@ -122,8 +124,10 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         log,
         limits,
         signal: ctx.signal,
-        previousStarts: team.previousStarts(),
+        previousStarts: { ...(await programStarts(team)), ...team.previousStarts() },
       });
+      const delegation = spec.leadDelegation ?? 'both';
+      const slots = scheduler;
       try {
         const history = await log.read(spec.runId, { agent: LEAD_AGENT });
         const ws = await workspace.forAgent(LEAD_AGENT);
@@ -132,10 +136,21 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         const base = toolsForProfile('plan', worktree);
         if (!base.ok) throw new Error(base.error);
         // The lead reads the shared context (its subagents' FAIL and PATCH entries, channel messages).
+        // run_workflow: programs the lead writes, run by the workflow engine over this run's queue,
+        // budget, coordination and scheduler (docs/workflows.md, "Programs the lead writes").
+        const programs =
+          delegation === 'tasks'
+            ? []
+            : [
+                createRunWorkflowTool({
+                  host: teamWorkflowHost(ctx, { dir, workspace, queue, budget, coordination, slots }),
+                }),
+              ];
+        const tasks = delegation === 'programs' ? [] : [createSubagentTool(team), createAssignTaskTool(team)];
         const tools = [
           ...base.tools,
-          createSubagentTool(team),
-          createAssignTaskTool(team),
+          ...tasks,
+          ...programs,
           createContextReadTool(ctx.coord, spec.runId, LEAD_AGENT),
           createContextUnfoldTool(ctx.coord, spec.runId),
         ];
@@ -160,6 +175,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
                 repository: renderRepoSummary(summariseRepo(worktree)),
                 maxSubagentSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
                 sharedContext: true,
+                delegation,
               }),
           },
           (system) => ({
@@ -259,6 +275,13 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       sandbox: ctx.sandbox,
       baseEnv: ctx.commandEnv,
     };
+  }
+
+  /** Starts of the agents of the lead's programs before a resume (the team counts its subagents). */
+  async function programStarts(team: Team): Promise<Record<string, number>> {
+    const starts = await startsSoFar(log, spec.runId);
+    for (const agent of [LEAD_AGENT, ...team.subagents.keys()]) delete starts[agent];
+    return starts;
   }
 
   /** A task on a fleet worker: its outcome, or a failed one saying why it did not run. */

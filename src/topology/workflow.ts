@@ -2,41 +2,19 @@
  * The workflow topology: a workflow program (src/workflow) run as a run, with the same three
  * idempotent phases as solo and peers:
  *   prepare  — the hub
- *   work     — the program; each agent step runs here (read-only agents share a checkout of the base
- *              commit; writers get their own worktree and land through the integration queue). On
- *              resume the program runs again from the top and logged steps return their results.
+ *   work     — the program; each agent step runs through workflow/host.ts (read-only agents share a
+ *              checkout of hub main; writers get their own worktree and land through the integration
+ *              queue). On resume the program runs again from the top and logged steps return their results.
  *   finalize — verify hub main (if --verify), remove worktrees, fetch main as colony/<run-id>
  */
-import { join } from 'node:path';
-import { Budget, type BudgetHit, type BudgetLimits } from '../agent/budget.js';
-import { coordinationOf, resolveProfile, TEAM_COORDINATION, toolsForProfile } from '../agent/profiles.js';
-import { summariseRepo } from '../agent/repo-summary.js';
-import { buildSystemPrompt } from '../agent/system-prompt.js';
-import { AgentCoordination, coordinationPrompt } from '../coord/index.js';
-import type { Result } from '../lang/result.js';
-import type { Provider, Usage } from '../model/types.js';
+import { AgentCoordination } from '../coord/index.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import type { EventLog } from '../store/types.js';
-import {
-  type AttemptRequest,
-  type AttemptResult,
-  type CommandOutcome,
-  programFromSource,
-  runWorkflow,
-  type WorkflowHost,
-  type WorkflowOutcome,
-} from '../workflow/index.js';
-import { git } from '../workspace/git/git.js';
-import { HUB_MAIN } from '../workspace/hub/hub.js';
-import { readHubMain } from '../workspace/hub/main.js';
+import { programFromSource, runWorkflow, type WorkflowOutcome } from '../workflow/index.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { IntegrationHooks } from '../workspace/integration/types.js';
-import { checkoutForCheck } from '../workspace/main-checkout.js';
-import { runShellCommand } from '../workspace/shell-command.js';
-import { commitAll } from '../workspace/worktree.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
-import { runAgentSession } from './session/agent-session.js';
 import { type DecidingEnd, decideRunStatus } from './session/run-verdict.js';
 import { coordinationHooks } from './team/integration-hooks.js';
 import {
@@ -46,11 +24,7 @@ import {
   replayedBudget,
   verifyOnMain,
 } from './team/team-run.js';
-
-/** Checkout folders beside the agents' worktrees (RunWorkspace.finish removes them all). */
-const READONLY_CHECKOUT = '.readonly';
-const MAIN_CHECKOUT = '.main-checkout';
-const WRITER_PROFILES = new Set(['coder']);
+import { startsSoFar, teamWorkflowHost } from './workflow/host.js';
 
 export const workflowTopology: Topology = { name: 'workflow', phases: workflowPhases };
 
@@ -59,29 +33,6 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
   const team = openTeamRun(ctx);
   const { dir, workspace } = team;
   let outcome: WorkflowOutcome | null = null;
-  let mainLock: Promise<unknown> = Promise.resolve();
-
-  /** Runs `command` in a fresh detached checkout of hub main (one at a time: they share the folder). */
-  const runOnMain = (command: string): Promise<CommandOutcome> => {
-    const next = mainLock.then(async () => {
-      const checkout = join(dir, 'worktrees', MAIN_CHECKOUT);
-      const prepared = await checkoutForCheck({
-        hubPath: workspace.hubPath,
-        checkout,
-        commit: HUB_MAIN,
-        baseCommit: spec.baseCommit,
-        setup: spec.setup,
-        env: ctx.commandEnv,
-        sandbox: ctx.sandbox,
-      });
-      if (prepared.kind === 'error') return { exitCode: null, output: prepared.error, durationMs: 0 };
-      if (prepared.kind === 'setup_failed')
-        return { ...prepared.setup, output: `setup failed before the command:\n${prepared.setup.output}` };
-      return runShellCommand(command, checkout, { env: ctx.commandEnv, sandbox: ctx.sandbox });
-    });
-    mainLock = next.catch(() => {});
-    return next;
-  };
 
   return {
     async prepare() {
@@ -110,181 +61,13 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         ...mergeApproval(ctx),
       });
       const budget = await replayedBudget(ctx);
-      // A read-only step reads hub main as it is when the step starts (landed work included), in one
-      // shared detached checkout per main commit.
-      const readonlyRoots = new Map<string, Promise<string>>();
-      const readonlyRoot = async (): Promise<string> => {
-        const main = (await readHubMain(workspace.hubPath)) ?? spec.baseCommit;
-        let root = readonlyRoots.get(main);
-        if (!root) {
-          root = readonlyCheckout(join(dir, 'worktrees', `${READONLY_CHECKOUT}-${main.slice(0, 12)}`), main);
-          root.catch(() => readonlyRoots.delete(main));
-          readonlyRoots.set(main, root);
-        }
-        return root;
-      };
-      const readonlyCheckout = async (checkout: string, commit: string): Promise<string> => {
-        const exists = await git(['rev-parse', '--is-inside-work-tree'], { cwd: checkout });
-        if (exists.ok) return checkout;
-        await git(['worktree', 'prune'], { cwd: workspace.hubPath });
-        const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], {
-          cwd: workspace.hubPath,
-        });
-        if (!added.ok) throw new Error(`could not check out hub main (${commit}): ${added.stderr}`);
-        return checkout;
-      };
-      const summaries = new Map<string, ReturnType<typeof summariseRepo>>();
-      // Workflow agents share a context and claims (claims are leases for one attempt).
-      const coordination = new AgentCoordination(ctx.coord, spec.runId);
-
-      const runAttempt = async (request: AttemptRequest): Promise<AttemptResult> => {
-        const resolved = resolveProfile(request.profile, spec.profiles ?? {});
-        if (!resolved.ok) return { ok: false, error: resolved.error };
-        const profile = resolved.profile;
-        const provider = ctx.providerForModel(profile.model);
-        if (!provider.ok) return { ok: false, error: `profile "${profile.name}": ${provider.error}` };
-        const capabilities = coordinationOf(profile, TEAM_COORDINATION);
-        // A writer's claims are released once its work has landed (or was rejected): after `land`.
-        return coordination.hold(
-          request.agent,
-          capabilities,
-          () => attempt(request, profile.base, provider.provider, capabilities),
-          { outcome: 'workflow attempt ended' },
-        );
-      };
-
-      const attempt = async (
-        request: AttemptRequest,
-        base: string,
-        provider: Provider,
-        capabilities: ReturnType<typeof coordinationOf>,
-      ): Promise<AttemptResult> => {
-        const { agent } = request;
-        const writer = WRITER_PROFILES.has(base);
-        let root: string;
-        let branch: string | null = null;
-        let publish: (() => Promise<Result<string>>) | null = null;
-        if (writer) {
-          const ws = await workspace.forAgent(agent);
-          if (!ws.ok) return { ok: false, error: ws.error };
-          root = ws.value.worktree;
-          branch = ws.value.branch;
-          publish = ws.value.publish;
-        } else {
-          root = await readonlyRoot();
-        }
-        const own = toolsForProfile(base, root, {
-          bash: { baseEnv: ctx.commandEnv, defaultTimeoutS: spec.bashTimeoutS, sandbox: ctx.sandbox },
-        });
-        if (!own.ok) return { ok: false, error: own.error };
-        const tools = { tools: [...own.tools, ...coordination.tools(agent, capabilities)] };
-        const history = await log.read(spec.runId, { agent });
-        const toolNames = tools.tools.map((t) => t.spec.name);
-        const stepBudget = request.budget
-          ? await stepBudgetFor(log, spec.runId, agent, request.budget, budget)
-          : budget;
-        const end = await runAgentSession(
-          {
-            runId: spec.runId,
-            agent,
-            log,
-            scrubber: ctx.scrubber,
-            history,
-            profile: request.profile,
-            model: provider.model.id,
-            task: request.task,
-            tools: toolNames,
-            maxSteps: request.maxSteps,
-            system: () => {
-              let repo = writer ? undefined : summaries.get(root);
-              if (!repo) {
-                repo = summariseRepo(root);
-                if (!writer) summaries.set(root, repo);
-              }
-              const prompt = [
-                buildSystemPrompt({
-                  profile: base,
-                  repo,
-                  verify: writer ? (spec.mergeVerify ?? spec.verify) : undefined,
-                  toolNames,
-                }),
-                coordinationPrompt(
-                  capabilities,
-                  writer ? 'you finish and your work has landed' : 'you finish',
-                ),
-                request.instructions ? `# Instructions\n${request.instructions}` : '',
-              ];
-              return prompt.filter((part) => part !== '').join('\n\n');
-            },
-          },
-          (system) => ({
-            kind: 'loop',
-            spec: {
-              runId: spec.runId,
-              name: agent,
-              profile: request.profile,
-              task: request.task,
-              system,
-              tools: tools.tools,
-              provider,
-              maxSteps: request.maxSteps,
-              stream: spec.stream,
-            },
-            deps: {
-              log,
-              scrubber: ctx.scrubber,
-              budget: stepBudget,
-              signal: request.signal,
-              history,
-              beforeModelCall: ctx.injectorFor(agent),
-            },
-          }),
-        );
-        const outcome = {
-          status: end.status,
-          stopReason: end.stopReason,
-          reason: end.reason,
-          steps: end.steps,
-          finalText: end.finalText,
-        };
-        if (!writer || !branch || !publish || end.status !== 'done') return { ok: true, outcome };
-        return {
-          ok: true,
-          outcome: { ...outcome, merge: await land(agent, branch, root, publish, end.finalText) },
-        };
-      };
-
-      /** Commits a writer's work and lands it through the queue (a merge already decided is read from the log). */
-      const land = async (
-        agent: string,
-        branch: string,
-        worktree: string,
-        publish: () => Promise<Result<string>>,
-        note: string,
-      ) => {
-        const decided = await loggedMerge(log, spec.runId, agent);
-        if (decided) return decided;
-        const message = firstLine(note) || `${agent}: changes`;
-        const committed = await commitAll(worktree, message);
-        if (!committed.ok) return { status: 'error' as const, detail: committed.error };
-        const published = await publish();
-        if (!published.ok) return { status: 'error' as const, detail: published.error };
-        const result = await queue.submit({ agent, branch, note: message });
-        if (result.status === 'landed')
-          return { status: 'landed' as const, detail: `landed as ${result.commit}` };
-        if (result.status === 'rejected')
-          return {
-            status:
-              result.reason === 'nothing_to_merge' ? ('nothing_to_merge' as const) : ('rejected' as const),
-            detail: `merge request ${result.mr} rejected (${result.reason}): ${result.output.slice(-500)}`,
-          };
-        return { status: 'error' as const, detail: result.error };
-      };
-
-      const host: WorkflowHost = {
-        runId: spec.runId,
-        log,
-        signal: ctx.signal,
+      const host = teamWorkflowHost(ctx, {
+        dir,
+        workspace,
+        queue,
+        budget,
+        // Workflow agents share a context and claims (claims are leases for one attempt).
+        coordination: new AgentCoordination(ctx.coord, spec.runId),
         slots: new Scheduler({
           runId: spec.runId,
           log,
@@ -296,11 +79,7 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
           signal: ctx.signal,
           previousStarts: await startsSoFar(log, spec.runId),
         }),
-        defaultMaxSteps: spec.maxSteps,
-        runAttempt,
-        runOnMain,
-        scrub: (value) => ctx.scrubber.scrubValue(value),
-      };
+      });
       try {
         outcome = await runWorkflow(loaded.program, host, { args: source.args });
       } finally {
@@ -345,90 +124,9 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
   }
 }
 
-/** A step's own limits on top of the run's: a budget that records into both and stops at either. */
-class StepBudget extends Budget {
-  constructor(
-    limits: BudgetLimits,
-    private readonly run: Budget,
-  ) {
-    super(limits);
-  }
-
-  /** Spend from before a resume: the run's budget counted it already. */
-  seed(usage: Usage, costUsd: number | null): void {
-    super.record(usage, costUsd);
-  }
-
-  override record(usage: Usage, costUsd: number | null): void {
-    super.record(usage, costUsd);
-    this.run.record(usage, costUsd);
-  }
-
-  override get readsLog(): boolean {
-    return this.run.readsLog;
-  }
-
-  override async check(inputTokens: number, inputPricePerM: number | null): Promise<BudgetHit | null> {
-    return (
-      super.wouldExceed(inputTokens, inputPricePerM) ?? (await this.run.check(inputTokens, inputPricePerM))
-    );
-  }
-
-  override wouldExceed(inputTokens: number, inputPricePerM: number | null): BudgetHit | null {
-    return (
-      super.wouldExceed(inputTokens, inputPricePerM) ?? this.run.wouldExceed(inputTokens, inputPricePerM)
-    );
-  }
-}
-
-async function stepBudgetFor(
-  log: EventLog,
-  runId: string,
-  agent: string,
-  limits: BudgetLimits,
-  run: Budget,
-): Promise<Budget> {
-  const budget = new StepBudget(limits, run);
-  for (const event of await log.read(runId, { agent, kinds: ['model.response'] })) {
-    const { turn } = event.data;
-    budget.seed(turn.usage, turn.costUsd);
-  }
-  return budget;
-}
-
-/** Starts per agent before a resume (each attempt agent starts once per process that runs it). */
-async function startsSoFar(log: EventLog, runId: string): Promise<Record<string, number>> {
-  const starts: Record<string, number> = {};
-  for (const event of await log.read(runId, { kinds: ['agent.started'] }))
-    if (event.agent) starts[event.agent] = (starts[event.agent] ?? 0) + 1;
-  return starts;
-}
-
-/** The outcome of the agent's merge request, if the log already has it. */
-async function loggedMerge(log: EventLog, runId: string, agent: string) {
-  const events = await log.read(runId, { agent, kinds: ['merge.landed', 'merge.rejected'] });
-  const last = events.at(-1);
-  if (!last) return null;
-  if (last.kind === 'merge.landed')
-    return {
-      status: 'landed' as const,
-      detail: `landed as ${last.data.commit}`,
-    };
-  const data = last.data;
-  return {
-    status: data.reason === 'nothing_to_merge' ? ('nothing_to_merge' as const) : ('rejected' as const),
-    detail: `merge request ${data.mr} rejected (${data.reason}): ${data.output.slice(-500)}`,
-  };
-}
-
 /** The queue's message to a writer whose attempt already has the outcome: logged, not sent. */
 function logOnlyDirect(log: EventLog, runId: string): IntegrationHooks['sendDirect'] {
   return async (to, from, text) => {
     await log.append({ runId, agent: to, kind: 'warning', data: { message: `${from}: ${text}` } });
   };
-}
-
-function firstLine(text: string): string {
-  const line = text.trim().split('\n', 1)[0] ?? '';
-  return line.length > 72 ? `${line.slice(0, 69)}…` : line;
 }

@@ -31,6 +31,14 @@ export interface EngineOptions {
   args?: Record<string, string>;
   /** Back-off base of retries in ms (default 500). */
   retryBaseMs?: number;
+  /**
+   * A program among several of one run (the orchestrated lead's run_workflow calls): every stage,
+   * step, sync and key id starts with it, and its `workflow.finished` carries it. Default: the run's
+   * one program (ids as in docs/workflows.md).
+   */
+  program?: string;
+  /** At most this many items per w.map (more fail the program before any item runs). Default: none. */
+  maxMapItems?: number;
 }
 
 export async function runWorkflow(
@@ -38,7 +46,7 @@ export async function runWorkflow(
   host: WorkflowHost,
   options: EngineOptions = {},
 ): Promise<WorkflowOutcome> {
-  const replay = await readReplayIndex(host.log, host.runId);
+  const replay = await readReplayIndex(host.log, host.runId, options.program);
   if (replay.finished) {
     const f = replay.finished;
     return f.ok
@@ -59,9 +67,10 @@ export async function runWorkflow(
   if (host.signal.aborted) {
     return { ok: false, error: 'stopped by request', aborted: true, replayed: false };
   }
+  const tag = options.program !== undefined ? { program: options.program } : {};
   await emit(
     'workflow.finished',
-    outcome.ok ? { ok: true, value: outcome.value } : { ok: false, error: outcome.error },
+    outcome.ok ? { ok: true, value: outcome.value, ...tag } : { ok: false, error: outcome.error, ...tag },
   );
   return outcome;
 }
@@ -72,7 +81,7 @@ function createWorkflow(
   emit: Emit,
   options: EngineOptions,
 ): Workflow {
-  const root = new Scope('', null);
+  const root = new Scope(options.program ?? '', null);
   const stepCtx: StepContext = { host, replay, emit, retryBaseMs: options.retryBaseMs ?? 500 };
   /** Steps by id: a keyed step called twice (or concurrently) runs once. */
   const steps = new Map<string, Promise<StepResult<unknown>>>();
@@ -113,7 +122,7 @@ function createWorkflow(
       const scope = currentScope(root);
       const keyed = runOptions.key !== undefined;
       const step = keyed
-        ? `key/${segment(runOptions.key as string)}`
+        ? root.childId(`key/${segment(runOptions.key as string)}`)
         : scope.childId(scope.allocate(definition.name ?? definition.profile));
       const existing = steps.get(step);
       if (existing) return existing;
@@ -135,12 +144,16 @@ function createWorkflow(
     z,
     agent,
     parallel: (...fns) => branches('parallel', fns, fns.length),
-    map: (items, fn, mapOptions) =>
-      branches(
+    map: (items, fn, mapOptions) => {
+      const max = options.maxMapItems;
+      if (max !== undefined && items.length > max)
+        return Promise.reject(new Error(`map: ${items.length} items, at most ${max} per map in this run`));
+      return branches(
         'map',
         items.map((item, i) => () => fn(item, i)),
         mapOptions?.concurrency ?? items.length,
-      ),
+      );
+    },
     stage(name, fn) {
       const scope = currentScope(root);
       return runStage(scope.childId(scope.allocate(name)), name, scope.stage, [], fn);

@@ -16,7 +16,8 @@ export function attemptKey(step: string, attempt: number): string {
   return `${step}#${attempt}`;
 }
 
-export async function readReplayIndex(log: EventLog, runId: string): Promise<ReplayIndex> {
+/** `program`: the facts of that program only (ids are unique run-wide, so only its end needs it). */
+export async function readReplayIndex(log: EventLog, runId: string, program?: string): Promise<ReplayIndex> {
   const index: ReplayIndex = {
     stagesStarted: new Set(),
     stagesFinished: new Set(),
@@ -66,7 +67,7 @@ export async function readReplayIndex(log: EventLog, runId: string): Promise<Rep
         break;
       }
       case 'workflow.finished':
-        index.finished = event.data;
+        if (event.data.program === program) index.finished = event.data;
         break;
       default:
         break;

@@ -3,6 +3,8 @@
  * tasks it is given and answers with a short result (the only thing the lead sees: context sharding).
  */
 
+import { RUN_WORKFLOW_API } from './run-workflow-tool.js';
+
 export const LEAD_AGENT = 'lead';
 
 export function leadSystemPrompt(options: {
@@ -13,16 +15,35 @@ export function leadSystemPrompt(options: {
   maxSubagentSteps: number;
   /** The lead reads the team's shared context (context_read, context_unfold). */
   sharedContext?: boolean;
+  /** tasks: create_subagent/assign_task; programs: run_workflow only; both (default). */
+  delegation?: 'tasks' | 'programs' | 'both';
 }): string {
+  const delegation = options.delegation ?? 'tasks';
+  const tasks = delegation !== 'programs';
+  const programs = delegation !== 'tasks';
   return [
     'You are the lead of a team of coding agents working on one git repository. You plan and delegate;',
-    'subagents execute. You have two extra tools:',
-    '- create_subagent {name, system_prompt, profile?}: define a subagent (a role with its own system prompt).',
-    `  Profiles: ${options.profiles.join(', ')}. Writers (coder, integrator) get their own worktree and land`,
-    '  their changes on main through the integration queue; the others are read-only.',
-    '- assign_task {agent, prompt}: give a subagent a task. All assign_task calls in one response run in',
-    '  parallel across different subagents (several for one subagent run one after another, in its context).',
-    "  You receive only each task's final result, never the subagent's trace.",
+    tasks
+      ? `subagents execute. You have ${programs ? 'three' : 'two'} extra tools:`
+      : 'agents execute. You delegate by writing the plan as a program:',
+    ...(tasks
+      ? [
+          '- create_subagent {name, system_prompt, profile?}: define a subagent (a role with its own system prompt).',
+          `  Profiles: ${options.profiles.join(', ')}. Writers (coder, integrator) get their own worktree and land`,
+          '  their changes on main through the integration queue; the others are read-only.',
+          '- assign_task {agent, prompt}: give a subagent a task. All assign_task calls in one response run in',
+          '  parallel across different subagents (several for one subagent run one after another, in its context).',
+          "  You receive only each task's final result, never the subagent's trace.",
+        ]
+      : []),
+    ...(programs
+      ? [
+          '- run_workflow {program}: a TypeScript program that runs agents (map, parallel, stages, DAGs) and',
+          '  returns what you need as JSON; it is type-checked first, and you get the errors to fix if any.',
+          ...RUN_WORKFLOW_API.split('\n').map((line) => `  ${line}`),
+          `  Profiles for w.agent: ${options.profiles.join(', ')}.`,
+        ]
+      : []),
     ...(options.sharedContext
       ? [
           "You also read the team's shared context: context_read shows what subagents posted that you have",
