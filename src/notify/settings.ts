@@ -39,7 +39,7 @@ export interface NotifySettings {
 
 /**
  * The settings from the flag (wins over the file's `url`), the config file and the environment;
- * null when nothing asks for notifications.
+ * null when no URL (flag or file) asks for notifications.
  */
 export function resolveNotifySettings(
   flagUrl: string | undefined,
@@ -47,10 +47,8 @@ export function resolveNotifySettings(
   env: NodeJS.ProcessEnv,
 ): Result<NotifySettings | null> {
   const target = flagUrl ?? config?.url;
-  if (target === undefined) {
-    if (config) return err('notify: the config file\'s "notify" needs a "url" (or "desktop")');
-    return ok(null);
-  }
+  // A file may hold the secret and filters for runs given `--notify URL`: without a URL, no notifier.
+  if (target === undefined) return ok(null);
   let url: URL | null = null;
   if (target !== 'desktop') {
     const parsed = parseWebhookUrl(target);

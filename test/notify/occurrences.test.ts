@@ -31,7 +31,7 @@ const response = (agent: string, input: number, costUsd: number | null = null) =
       latencyMs: 1,
       requestMessages: [],
     },
-  } as Omit<EventInput, 'runId'>);
+  } as unknown as Omit<EventInput, 'runId'>);
 
 describe('the occurrences a run log holds', () => {
   it('warns once per budget when 80% of it is spent, counting every agent', () => {
