@@ -36,6 +36,8 @@ export interface NewRunInput {
   mergeVerify?: string;
   /** peers: how many peers also act as integrators. */
   integrators?: number;
+  /** orchestrated: how the lead delegates (`programs`: run_workflow only, `--topology planned`). */
+  leadDelegation?: RunSpec['leadDelegation'];
   /** peers, orchestrated, workflow: every verified merge waits for a person's approval. */
   approveMerges?: boolean;
   /** peers, orchestrated: run the agents (subagents' tasks) on fleet workers. */
@@ -164,6 +166,7 @@ function orchestratedFields(input: NewRunInput): SpecFields {
     concurrency: input.concurrency ?? limits.concurrency,
     maxStartsPerAgent: limits.maxStartsPerAgent,
     maxAgents: limits.maxAgents,
+    ...(input.leadDelegation ? { leadDelegation: input.leadDelegation } : {}),
     ...(Object.keys(profiles).length > 0 ? { profiles } : {}),
     ...(config.accept ? { accept: config.accept, acceptRounds: config.acceptRounds } : {}),
   };

@@ -42,6 +42,7 @@ const SPEC_FIELDS = [
   'peerSettings',
   'leadMaxSteps',
   'subagentMaxSteps',
+  'leadDelegation',
   'maxStartsPerAgent',
   'maxAgents',
   'profiles',

@@ -1,5 +1,5 @@
 /**
- * A lead's program killed mid-run (issue 32): `colony run --topology orchestrated` is SIGKILLed while
+ * A lead's program killed mid-run (issue 32): `colony run --topology planned` is SIGKILLed while
  * the program the lead wrote (run_workflow: an explore agent mapped over three items, one at a time)
  * has finished two steps and the third is in flight; `colony resume` re-runs the lead's unfinished
  * run_workflow call under the same program id, gets the two logged steps back without asking the
@@ -72,7 +72,7 @@ describe('a program the lead wrote, killed and resumed', () => {
     const c = startColony([
       'run',
       '--topology',
-      'orchestrated',
+      'planned',
       '--repo',
       repo.dir,
       '--goal',
@@ -117,6 +117,10 @@ describe('a program the lead wrote, killed and resumed', () => {
     const of = <K extends StoredEvent['kind']>(kind: K) =>
       events.filter((e) => e.kind === kind) as StoredEvent<K>[];
     expect(of('run.finished').map((e) => e.data.status)).toEqual(['succeeded']);
+    // planned: an orchestrated run whose lead delegates only by run_workflow.
+    const lead = of('agent.started').filter((e) => e.agent === 'lead');
+    expect(lead[0]?.data.tools).toContain('run_workflow');
+    expect(lead[0]?.data.tools).not.toContain('assign_task');
     // No completed step ran again: alpha and beta were asked once; only gamma (in flight) twice.
     expect(asked.filter((t) => t === 'Describe alpha')).toHaveLength(1);
     expect(asked.filter((t) => t === 'Describe beta')).toHaveLength(1);

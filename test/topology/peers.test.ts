@@ -220,7 +220,7 @@ describe('peers topology', () => {
     const repo = userRepo();
     const run = (...args: string[]) => runCommand(['--repo', repo.dir, '--goal', 'g', ...args]);
     await expect(run('--topology', 'swarm')).rejects.toThrow(
-      /--topology must be solo, peers or orchestrated/,
+      /--topology must be solo, peers, orchestrated or planned/,
     );
     await expect(run('--topology', 'peers', '--verify', 'true')).rejects.toThrow(/needs --agents N/);
     await expect(run('--topology', 'peers', '--agents', '3')).rejects.toThrow(/needs --verify CMD/);

@@ -31,7 +31,9 @@ subagents and assigns them tasks in parallel (--topology orchestrated). Each age
 own worktree of a hub clone under the state folder; your working tree, index and current branch are
 never touched. The result is fetched into your repository as the branch colony/<run-id>.
 
-  --topology NAME      solo (default), peers, or orchestrated (a lead with create_subagent/assign_task)
+  --topology NAME      solo (default), peers, orchestrated (a lead with create_subagent/assign_task
+                       and run_workflow), or planned (a lead whose only way to delegate is
+                       run_workflow: it writes the plan as a workflow program; docs/workflows.md)
   --agents N           peers: how many peers (required with --topology peers)
   --concurrency K      most agents working at once (default 64)
   --repo PATH          the git repository (default: current folder)
@@ -343,18 +345,26 @@ interface TopologyFlags {
   topology: 'solo' | 'peers' | 'orchestrated';
   agents?: number;
   concurrency?: number;
+  /** `--topology planned`: an orchestrated run whose lead delegates only by run_workflow. */
+  leadDelegation?: 'programs';
 }
 
 function topologyFlags(values: { topology?: string; agents?: string; concurrency?: string }): TopologyFlags {
   const topology = values.topology ?? 'solo';
-  if (topology !== 'solo' && topology !== 'peers' && topology !== 'orchestrated')
-    throw new UsageError(`run: --topology must be solo, peers or orchestrated, got "${topology}"`);
+  if (topology !== 'solo' && topology !== 'peers' && topology !== 'orchestrated' && topology !== 'planned')
+    throw new UsageError(`run: --topology must be solo, peers, orchestrated or planned, got "${topology}"`);
   const agents = numberFlag(values.agents, 'agents', 'int');
   const concurrency = numberFlag(values.concurrency, 'concurrency', 'int');
-  if (topology === 'orchestrated') {
+  if (topology === 'orchestrated' || topology === 'planned') {
     if (agents !== undefined)
-      throw new UsageError('run: --agents needs --topology peers (the lead creates subagents)');
-    return { topology, concurrency };
+      throw new UsageError(
+        `run: --agents needs --topology peers (the lead ${topology === 'planned' ? 'writes a program' : 'creates subagents'})`,
+      );
+    return {
+      topology: 'orchestrated',
+      concurrency,
+      ...(topology === 'planned' ? { leadDelegation: 'programs' as const } : {}),
+    };
   }
   if (topology === 'solo') {
     if (agents !== undefined || concurrency !== undefined)
