@@ -98,6 +98,7 @@ export const unitFiles: readonly string[] = [
   'test/view/timeline-colours.test.ts',
   'test/worker/owner-wait.test.ts',
   'test/workflow/authored/check.test.ts',
+  'test/workflow/authored/program-engine.test.ts',
   'test/workflow/call-path.test.ts',
   'test/workflow/output.test.ts',
   'test/workspace/hub-http/parts.test.ts',
