@@ -308,7 +308,6 @@ export interface EventPayloads {
     warnings: string[];
   };
   'publish.failed': { step: 'push' | 'pull_request'; remote: string; branch: string | null; error: string };
-}
 
   // Notifications to the person running the run (src/notify/, docs/notify.md): written by the
   // process that follows the run's log, never by the run itself; they do not move the run's clock.
@@ -329,6 +328,7 @@ export interface EventPayloads {
     occurrence: string;
     seq: number;
   };
+}
 
 /** One model endpoint a run calls (run.started). */
 export interface RunEndpoint {
