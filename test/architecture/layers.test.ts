@@ -22,7 +22,7 @@ const LAYERS: string[][] = [
   // runner: the front door of a new run (one spec builder for the library and the CLI).
   ['runner'],
   // forge: publishing a finished run (push + pull request) reads the log, the view and the git runner.
-  ['report', 'server', 'worker', 'forge'],
+  ['report', 'server', 'worker', 'forge', 'supervise'],
   ['dashboard', 'eval'],
   // The CLI is a client of the library, never the other way round.
   ['library'],

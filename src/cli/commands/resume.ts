@@ -3,7 +3,7 @@ import { terminalJson } from '../../core/terminal-text.js';
 import { runCatalog } from '../../run/run-catalog.js';
 import { loadRunSpec } from '../../topology/execute-run.js';
 import { exitCodeFor, summarise } from '../../view/summary.js';
-import { onePositional, parseFlags, UsageError } from '../args.js';
+import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
 import { CliFailure, requireRun, withStore } from '../store-access.js';
 import { formatSummary } from '../summary-text.js';
@@ -25,7 +25,13 @@ function liveRunRefusal(runId: string, error: string | undefined): string {
 export async function resumeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    {
+      json: { type: 'boolean' },
+      // Set by a supervisor that resumes the run on its own (supervise/), for run.recovered.
+      'recovered-by': { type: 'string' },
+      'recovered-after': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     'resume',
   );
   if (values.help) {
@@ -63,6 +69,14 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       catalog,
       json: values.json ?? false,
       resumed: true,
+      ...(values['recovered-by']
+        ? {
+            recovered: {
+              by: values['recovered-by'],
+              afterMs: numberFlag(values['recovered-after'], 'recovered-after', 'int') ?? 0,
+            },
+          }
+        : {}),
     });
     return exitCodeFor(result.status);
   });
