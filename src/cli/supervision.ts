@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { terminalJson, terminalLine } from '../core/terminal-text.js';
 import type { Store } from '../store/index.js';
-import { type RecoveryDecision, RunSupervisor } from '../supervise/index.js';
+import { DEFAULT_RECOVERY_POLICY, type RecoveryDecision, RunSupervisor } from '../supervise/index.js';
 
 /** COLONY_AUTO_RESUME=off (or 0, false, no) turns supervision off for every process of this environment. */
 export function autoResumeOff(env: NodeJS.ProcessEnv): boolean {
@@ -19,6 +19,7 @@ export function startSupervision(options: {
   role: string;
   env: NodeJS.ProcessEnv;
   intervalMs?: number;
+  graceMs?: number;
   json?: boolean;
   write?: (line: string) => void;
 }): RunSupervisor {
@@ -28,6 +29,9 @@ export function startSupervision(options: {
     name: `${options.role}@${hostname()}:${process.pid}`,
     env: options.env,
     ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
+    ...(options.graceMs !== undefined
+      ? { policy: { ...DEFAULT_RECOVERY_POLICY, graceMs: options.graceMs } }
+      : {}),
     onDecision: (runId, decision) =>
       write(
         options.json ? terminalJson({ runId, ...decision }) : terminalLine(decisionLine(runId, decision)),

@@ -45,6 +45,7 @@ export class RunSupervisor {
 
   constructor(private readonly options: SupervisorOptions) {}
 
+  /** Scans until stop(); the timer keeps the process alive (a supervisor is what it is there for). */
   start(): void {
     this.schedule(0);
   }
@@ -95,7 +96,6 @@ export class RunSupervisor {
           this.schedule(this.options.intervalMs ?? DEFAULT_SCAN_MS);
         });
     }, ms);
-    this.timer.unref();
   }
 
   private report(runId: string, decision: RecoveryDecision): void {

@@ -3,7 +3,7 @@ import { parseFlags, UsageError } from '../args.js';
 import { withStore } from '../store-access.js';
 import { autoResumeOff, startSupervision } from '../supervision.js';
 
-export const SUPERVISE_HELP = `colony supervise [--interval 5s] [--json]
+export const SUPERVISE_HELP = `colony supervise [--interval 5s] [--grace 5s] [--json]
 
 Resumes, on its own, every run on this machine's store whose process died (kill -9, crash, reboot),
 until Ctrl-C — for machines that run neither colony serve nor colony worker, which do the same.
@@ -15,12 +15,19 @@ that goes on if this command stops. Model keys come from this command's environm
 See docs/recovery.md.
 
   --interval DURATION  between looks at the running runs (default 5s)
+  --grace DURATION     how long a run's log must be silent, its process gone, before it is resumed
+                       (default 5s)
   --json               one JSON object per decision`;
 
 export async function superviseCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { interval: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    {
+      interval: { type: 'string' },
+      grace: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     'supervise',
   );
   if (values.help) {
@@ -33,6 +40,9 @@ export async function superviseCommand(argv: string[]): Promise<number> {
     throw new UsageError(
       `supervise: --interval must be a duration of at least 100ms, like 5s (got "${values.interval}")`,
     );
+  const graceMs = values.grace === undefined ? undefined : parseDurationMs(values.grace);
+  if (graceMs === null)
+    throw new UsageError(`supervise: --grace must be a duration like 5s (got "${values.grace}")`);
   if (autoResumeOff(process.env))
     throw new UsageError('supervise: COLONY_AUTO_RESUME is off in this environment; unset it to supervise');
   return withStore(async (store) => {
@@ -45,6 +55,7 @@ export async function superviseCommand(argv: string[]): Promise<number> {
       role: 'supervise',
       env: process.env,
       ...(intervalMs !== undefined ? { intervalMs } : {}),
+      ...(graceMs !== undefined ? { graceMs } : {}),
       json: values.json ?? false,
       write: (line) => process.stdout.write(`${line}\n`),
     });
