@@ -12,6 +12,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   const external = process.env.COLONY_DATABASE_URL;
   const home = mkdtempSync(join(tmpdir(), 'colony-test-'));
   process.env.COLONY_HOME = home;
+  // No test's `colony serve` or `colony worker` resumes another test's killed run behind its back
+  // (supervise/: on by default for users); test/supervise/ turns it on for its own processes.
+  process.env.COLONY_AUTO_RESUME = 'off';
   const started = performance.now();
   const store: Store = await openStore({ home, quiet: true });
   const ms = Math.round(performance.now() - started);

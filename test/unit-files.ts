@@ -87,6 +87,7 @@ export const unitFiles: readonly string[] = [
   'test/store/anchor/compare-anchors.test.ts',
   'test/store/external-error.test.ts',
   'test/store/group-commit.test.ts',
+  'test/supervise/recovery-decision.test.ts',
   'test/tool/define.test.ts',
   'test/topology/session/run-verdict.test.ts',
   'test/view/charts.test.ts',

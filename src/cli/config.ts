@@ -96,6 +96,8 @@ export const configSchema = z
      * How long a claim lasts without its holder's heartbeat (renewed at a fifth of it): a crashed
      * agent's files go back to the team after this long. Default 5m (coord/claims.ts).
      */
+    /** false: supervisors never resume this run on their own when its process dies (docs/recovery.md). */
+    autoResume: z.boolean().optional(),
     claimLease: z
       .string()
       .refine(

@@ -21,6 +21,8 @@ function describe(event: StoredEvent, d: Record<string, unknown>): string | null
       return `run started (${d.topology}) on ${d.repo} with model ${d.model}`;
     case 'run.resumed':
       return `run resumed by pid ${d.pid}`;
+    case 'run.recovered':
+      return `recovered by ${d.by}: its process was gone, the log silent for ${Math.round(Number(d.afterMs) / 1000)} s`;
     case 'run.finished':
       return `run finished: ${d.status} — ${d.reason}`;
     case 'workspace.ready':

@@ -31,6 +31,8 @@ export interface LiveRunOptions {
   catalog?: ModelCatalog;
   json: boolean;
   resumed: boolean;
+  /** Resumed by a supervisor on its own (run.recovered). */
+  recovered?: { by: string; afterMs: number };
   extraSecrets?: string[];
   /** Per-server run slots (limit, wait or fail); defaults from the environment. */
   runSlots?: RunSlotSettings;
@@ -92,6 +94,7 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
       signal: controller.signal,
       onEvent,
       resumed: options.resumed,
+      ...(options.recovered ? { recovered: options.recovered } : {}),
       runSlots: options.runSlots,
     });
     await workerEvents?.stop();
@@ -112,6 +115,7 @@ export async function runInForeground(options: LiveRunOptions): Promise<RunSumma
 const NOTABLE = new Set([
   'run.started',
   'run.resumed',
+  'run.recovered',
   'run.finished',
   'agent.finished',
   // Fleet runs: a lost worker is why its agents pause until another worker takes them over.

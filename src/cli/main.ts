@@ -11,6 +11,7 @@ usage: colony <command> [options]
   run                run an agent on a repository (colony run --help)
   workflow FILE      run a workflow program: agents in stages (colony workflow --help)
   resume RUN         finish a run whose process died
+  supervise          resume runs whose process died, on its own (serve and worker do too)
   runs               list runs
   show RUN           a run's summary and timeline
   report RUN         a self-contained HTML report with charts (--out DIR)
@@ -47,6 +48,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   workflow: async () => (await import('./commands/workflow.js')).workflowCommand,
   resume: async () => (await import('./commands/resume.js')).resumeCommand,
   runs: async () => (await import('./commands/runs.js')).runsCommand,
+  supervise: async () => (await import('./commands/supervise.js')).superviseCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
   publish: async () => (await import('./commands/publish.js')).publishCommand,

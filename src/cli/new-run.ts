@@ -89,6 +89,7 @@ function specOptions(input: NewRunInput): SpecOptions {
     maxRetries: config.maxRetries,
     bashTimeoutS: config.bashTimeoutS,
     // Claims exist in every topology (peers, subagents, workflow agents, CLI agents over MCP).
+    ...(config.autoResume === false ? { autoResume: false } : {}),
     ...(config.claimLease ? { claimLeaseMs: parseDurationMs(config.claimLease) ?? undefined } : {}),
     ...(topology === 'peers'
       ? {

@@ -37,6 +37,12 @@ export interface EventPayloads {
     endpoints?: RunEndpoint[];
   };
   'run.resumed': { pid: number; host: string };
+  /**
+   * A supervisor (`colony serve`, `colony worker`, `colony supervise`) resumed this run on its own:
+   * its owner was gone (run lock free) and its log silent for `afterMs`. Logged by the process that
+   * took the run lock, right after `run.resumed`, so once per recovery however many supervisors race.
+   */
+  'run.recovered': { by: string; afterMs: number };
   /** `colony stop RUN` (or the dashboard): the executing process ends the run as `stopped`. */
   'run.stop_requested': { by: string; reason: string };
   /** peers: a peer made no progress for `idleMs`; a direct message (`messageId`) nudges it. */

@@ -60,6 +60,7 @@ export const runSpecSchema = z.strictObject({
   deadlineAt: z.string().optional(),
   idleMs: positiveInt.optional(),
   claimLeaseMs: positiveInt.optional(),
+  autoResume: z.boolean().optional(),
   integrators: z.number().int().nonnegative().optional(),
   approveMerges: z.boolean().optional(),
   fleet: z.strictObject({ listen: z.string().optional(), advertiseUrl: z.string().optional() }).optional(),

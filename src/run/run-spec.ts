@@ -64,8 +64,13 @@ export interface RunSpec {
   deadlineAt?: string;
   /** peers: how long a peer may go without an event before it is nudged (then declared stalled). */
   idleMs?: number;
-  /** peers: claim lease (default 5 minutes); a stalled or dead peer's claims expire after it. */
+  /** Claim lease, every topology (default 5 minutes); a stalled or dead agent's claims expire after it. */
   claimLeaseMs?: number;
+  /**
+   * false: no supervisor resumes this run on its own when its process dies (`--no-auto-resume`);
+   * only `colony resume` does. Absent: supervisors may (supervise/).
+   */
+  autoResume?: boolean;
   /** peers: peer-1 … peer-K also review and land others' merge requests (default 0: the queue lands them). */
   integrators?: number;
   /**

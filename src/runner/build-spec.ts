@@ -34,6 +34,7 @@ const SPEC_FIELDS = [
   'mergeVerify',
   'idleMs',
   'claimLeaseMs',
+  'autoResume',
   'integrators',
   'approveMerges',
   'fleet',

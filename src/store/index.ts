@@ -4,6 +4,7 @@ export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
 export { prepared } from './prepared.js';
 export { type RunLockResult, tryLockRun } from './run-lock.js';
 export { heldRunLocks } from './run-lock-holders.js';
+export { type RunSilence, runSilences } from './run-silence.js';
 export { createRunStore, type NewRun, type RunRecord, type RunResult, type RunStore } from './runs.js';
 export {
   type OpenResult,

@@ -31,6 +31,8 @@ export interface RunStore {
   getRun(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listRuns(limit?: number): Promise<RunRecord[]>;
+  /** Every run whose row says running (live, or interrupted: its owner gone), oldest first. */
+  listRunning(): Promise<RunRecord[]>;
 }
 
 const ISO = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -116,6 +118,12 @@ export function createRunStore(pool: pg.Pool): RunStore {
       const res = await pool.query<Row>(`SELECT ${COLUMNS} FROM colony.runs WHERE run_id = $1`, [runId]);
       const row = res.rows[0];
       return row ? toRecord(row) : null;
+    },
+    async listRunning() {
+      const res = await pool.query<Row>(
+        `SELECT ${COLUMNS} FROM colony.runs WHERE status = 'running' ORDER BY created_at, run_id`,
+      );
+      return res.rows.map(toRecord);
     },
     async listRuns(limit = 50) {
       const res = await pool.query<Row>(

@@ -36,6 +36,8 @@ export interface ExecuteOptions {
   onEvent?: (event: StoredEvent) => void;
   /** True when resuming a run whose previous process died. */
   resumed: boolean;
+  /** A supervisor resumed it on its own (supervise/): logged as run.recovered once the lock is ours. */
+  recovered?: { by: string; afterMs: number };
   /** The per-server cap of concurrent runs (default: 10, wait; see run-slots.ts). */
   runSlots?: RunSlotSettings;
   /** The models profiles may name (default: the run's catalog, from the spec and `env`). */
@@ -110,6 +112,8 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
         kind: 'run.resumed',
         data: { pid: process.pid, host: hostname() },
       });
+      if (options.recovered)
+        await log.append({ runId: spec.runId, agent: null, kind: 'run.recovered', data: options.recovered });
     }
     const control = new RunControl(options.signal, {
       deadlineAt: spec.deadlineAt,

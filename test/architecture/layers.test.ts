@@ -23,7 +23,7 @@ const LAYERS: string[][] = [
   ['runner'],
   // forge: publishing a finished run (push + pull request) reads the log, the view and the git runner.
   // notify: notifications to a person (webhook, desktop) follow the run's log; the CLI starts them.
-  ['report', 'server', 'worker', 'forge', 'notify'],
+  ['report', 'server', 'worker', 'forge', 'notify', 'supervise'],
   ['dashboard', 'eval'],
   // The CLI is a client of the library, never the other way round.
   ['library'],

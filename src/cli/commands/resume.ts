@@ -3,7 +3,7 @@ import { terminalJson } from '../../core/terminal-text.js';
 import { runCatalog } from '../../run/run-catalog.js';
 import { loadRunSpec } from '../../topology/execute-run.js';
 import { exitCodeFor, summarise } from '../../view/summary.js';
-import { onePositional, parseFlags, UsageError } from '../args.js';
+import { numberFlag, onePositional, parseFlags, UsageError } from '../args.js';
 import { runInForeground } from '../live-run.js';
 import {
   NOTIFY_FLAG_HELP,
@@ -34,7 +34,14 @@ function liveRunRefusal(runId: string, error: string | undefined): string {
 export async function resumeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { json: { type: 'boolean' }, notify: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    {
+      json: { type: 'boolean' },
+      notify: { type: 'string' },
+      // Set by a supervisor that resumes the run on its own (supervise/), for run.recovered.
+      'recovered-by': { type: 'string' },
+      'recovered-after': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     'resume',
   );
   if (values.help) {
@@ -75,6 +82,14 @@ export async function resumeCommand(argv: string[]): Promise<number> {
         catalog,
         json: values.json ?? false,
         resumed: true,
+        ...(values['recovered-by']
+          ? {
+              recovered: {
+                by: values['recovered-by'],
+                afterMs: numberFlag(values['recovered-after'], 'recovered-after', 'int') ?? 0,
+              },
+            }
+          : {}),
         extraSecrets: notifyExtraSecrets(notify),
       });
       return exitCodeFor(result.status);

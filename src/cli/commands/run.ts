@@ -78,6 +78,8 @@ never touched. The result is fetched into your repository as the branch colony/<
                        the flags win per peer and field
   --idle DURATION      peers: nudge a peer with no progress for this long (default 5m); after twice
                        as long its claims stop being renewed so another peer can take them over
+  --no-auto-resume     if this run's process dies, no supervisor (colony serve, worker, supervise)
+                       resumes it on its own; only colony resume does (docs/recovery.md)
   --claim-lease DURATION  how long a claim lasts without its holder's heartbeat (default 5m; renewed
                        at a fifth of it): a crashed agent's files go back to the team after this long
   --accept CMD         orchestrated: after the team finishes, run --verify and CMD on the result;
@@ -136,6 +138,7 @@ const OPTIONS = {
   'approve-merges': { type: 'boolean' },
   idle: { type: 'string' },
   'claim-lease': { type: 'string' },
+  'no-auto-resume': { type: 'boolean' },
   accept: { type: 'string' },
   'accept-rounds': { type: 'string' },
   'max-starts-per-agent': { type: 'string' },
@@ -202,6 +205,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       deadline: values.deadline,
       idle: values.idle,
       claimLease: values['claim-lease'],
+      ...(values['no-auto-resume'] ? { autoResume: false } : {}),
       ...sandboxFlags('run', values),
       ...team,
       ...(peers ? { peers } : {}),

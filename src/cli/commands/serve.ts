@@ -2,6 +2,7 @@ import { isLoopbackHost } from '../../server/access.js';
 import { loadOrCreateToken, SSE_DEFAULTS, startServer } from '../../server/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure, withStore } from '../store-access.js';
+import { autoResumeOff, startSupervision } from '../supervision.js';
 
 export const SERVE_HELP = `colony serve [--port 7420] [--host 127.0.0.1] [--token-for-reads] [--max-streams ${SSE_DEFAULTS.maxConnections}]
 
@@ -14,7 +15,9 @@ $COLONY_HOME/server-token (mode 0600).
   --token-for-reads   every API read and the live event stream need the token too, also on loopback
                       (the page itself still loads; it uses the token from the printed URL)
   --max-streams N     live event streams open at once (default ${SSE_DEFAULTS.maxConnections}); one more is answered
-                      503 with Retry-After`;
+                      503 with Retry-After
+  --no-auto-resume    do not resume, on its own, a run whose process died (by default the server
+                      does, as colony supervise does: docs/recovery.md; COLONY_AUTO_RESUME=off too)`;
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -24,6 +27,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       host: { type: 'string' },
       'token-for-reads': { type: 'boolean' },
       'max-streams': { type: 'string' },
+      'no-auto-resume': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     'serve',
@@ -69,7 +73,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
       `Colony dashboard: ${base}/#token=${token.token}\n` +
         `  (reading ${reading}; actions need the token, kept in ${token.path})\n`,
     );
+    const supervisor =
+      values['no-auto-resume'] || autoResumeOff(process.env)
+        ? null
+        : startSupervision({ store, role: 'serve', env: process.env });
     await stopRequested;
+    await supervisor?.stop();
     await server.close();
     return 0;
   });

@@ -4,6 +4,7 @@ import { isSafeAgentName } from '../../auth/index.js';
 import { tryOpenStore } from '../../store/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure } from '../store-access.js';
+import { autoResumeOff, startSupervision } from '../supervision.js';
 
 export const WORKER_HELP = `colony worker [--database-url URL] [--slots N] [--name NAME]
 
@@ -17,7 +18,10 @@ docs/fleet.md.
   --slots N            agent sessions at once on this worker (default 64). DBOS keeps one
                        per-worker limit per queue: the last worker started sets it for all
   --name NAME          this worker's stable name (default: <host>-<pid>); a worker that restarts
-                       under its name takes its unfinished sessions back at once`;
+                       under its name takes its unfinished sessions back at once
+  --no-auto-resume     do not resume, on its own, a run whose owner died (by default a worker
+                       does, for runs whose repository is on its machine: docs/recovery.md;
+                       COLONY_AUTO_RESUME=off too)`;
 
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -26,6 +30,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       'database-url': { type: 'string' },
       slots: { type: 'string' },
       name: { type: 'string' },
+      'no-auto-resume': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     'worker',
@@ -54,6 +59,12 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // A resumed run's process opens the fleet's database, as this worker does.
+  const env = { ...process.env, COLONY_DATABASE_URL: databaseUrl };
+  const supervisor =
+    values['no-auto-resume'] || autoResumeOff(process.env)
+      ? null
+      : startSupervision({ store, role: `worker ${name}`, env });
   try {
     const { runWorker } = await import('../../worker/worker.js');
     await runWorker({
@@ -69,6 +80,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await supervisor?.stop();
     await store.close();
   }
 }

@@ -6,9 +6,8 @@
  * only the merge counts and the summary.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { packageRoot } from '../../core/package-root.js';
+import { colonyBin } from '../../core/package-root.js';
 import type { RunSummary } from '../../view/summary.js';
 import { firstGreenMsOf, type GreenRules, NO_GREEN, noteGreen } from './first-green.js';
 
@@ -22,10 +21,6 @@ export interface ColonyRunResult {
   exitCode: number | null;
   /** The end of stderr, for an infra error's reason. */
   stderrTail: string;
-}
-
-export function colonyBin(): string {
-  return join(packageRoot(), 'bin', 'colony.js');
 }
 
 export interface ColonyRunOptions {

@@ -1,6 +1,7 @@
 /** `colony eval run`: a suite × arms × trials as real Colony runs, graded into trial records. */
 
-export { type ColonyRunOptions, type ColonyRunResult, colonyBin, runColony } from './colony-run.js';
+export { colonyBin } from '../../core/package-root.js';
+export { type ColonyRunOptions, type ColonyRunResult, runColony } from './colony-run.js';
 export {
   firstGreenMsOf,
   type GreenEvent,
