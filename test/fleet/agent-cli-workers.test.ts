@@ -10,7 +10,7 @@ import { MODULES, modulePolicy } from '../external-agent/policy.js';
 import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
 import { fleetFixture, runEvents } from './fleet-harness.js';
 
-const MINI_AGENT = join(import.meta.dirname, '..', 'agent-cli', 'mini-agent.mjs');
+const MINI_AGENT = join(import.meta.dirname, '..', 'external-agent', 'mini-agent.mjs');
 const fleet = fleetFixture({ model: { policy: modulePolicy } });
 
 describe('colony run --workers --agent-cli', () => {

@@ -11,7 +11,7 @@ import { orchestratedCliPolicy, SUBAGENT, taskPrompt } from '../external-agent/o
 import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
 import { fleetFixture, runEvents } from './fleet-harness.js';
 
-const MINI_AGENT = join(import.meta.dirname, '..', 'agent-cli', 'mini-agent.mjs');
+const MINI_AGENT = join(import.meta.dirname, '..', 'external-agent', 'mini-agent.mjs');
 const MODULES = ['alpha', 'beta'];
 const fleet = fleetFixture({ model: { policy: orchestratedCliPolicy(MODULES) } });
 

@@ -40,7 +40,7 @@ import { INTEGRATOR, integratorsPolicy } from './integrators-policy.js';
 
 const HUB_PORT = 7070;
 const MODEL_PORT = 8080;
-const MINI_AGENT = join(import.meta.dirname, '..', 'agent-cli', 'mini-agent.mjs');
+const MINI_AGENT = join(import.meta.dirname, '..', 'external-agent', 'mini-agent.mjs');
 const PEERS = 3;
 
 let network: TestNetwork<'owner' | 'w1' | 'model'>;
