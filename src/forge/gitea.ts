@@ -6,10 +6,9 @@
  */
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
-import { forgeHttp } from './http.js';
+import { forgeHttp, readDefaultBranch } from './http.js';
 import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
 
-const Repo = z.object({ default_branch: z.string().min(1) });
 const Pull = z.object({ number: z.number().int(), html_url: z.string() });
 const OpenPulls = z.array(
   Pull.extend({ head: z.object({ ref: z.string() }), base: z.object({ ref: z.string() }) }),
@@ -46,14 +45,7 @@ export function giteaApi(target: ForgeTarget, token: string, fetchImpl?: typeof 
 
   return {
     kind: 'gitea',
-    async defaultBranch() {
-      const got = await http.request('GET', repo);
-      if (!got.ok) return got;
-      const parsed = Repo.safeParse(got.value.json);
-      return parsed.success
-        ? ok(parsed.data.default_branch)
-        : err(`GET ${repo}: no default_branch in the answer`);
-    },
+    defaultBranch: () => readDefaultBranch(http, repo),
     async findPullRequest(head, base) {
       // Gitea's pull request by base and head takes the branches as path segments, which a branch
       // name with a slash breaks: the open pull requests are listed instead.

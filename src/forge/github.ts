@@ -4,10 +4,9 @@
  */
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
-import { forgeHttp } from './http.js';
+import { forgeHttp, readDefaultBranch } from './http.js';
 import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
 
-const Repo = z.object({ default_branch: z.string().min(1) });
 const Pull = z.object({ number: z.number().int(), html_url: z.string() });
 const Pulls = z.array(Pull);
 
@@ -24,14 +23,7 @@ export function githubApi(target: ForgeTarget, token: string, fetchImpl?: typeof
   const repo = `/repos/${target.repoPath}`;
   return {
     kind: 'github',
-    async defaultBranch() {
-      const got = await http.request('GET', repo);
-      if (!got.ok) return got;
-      const parsed = Repo.safeParse(got.value.json);
-      return parsed.success
-        ? ok(parsed.data.default_branch)
-        : err(`GET ${repo}: no default_branch in the answer`);
-    },
+    defaultBranch: () => readDefaultBranch(http, repo),
     async findPullRequest(head, base) {
       const owner = target.repoPath.split('/')[0] ?? '';
       const got = await http.request('GET', `${repo}/pulls`, {

@@ -5,10 +5,9 @@
  */
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
-import { forgeHttp } from './http.js';
+import { forgeHttp, readDefaultBranch } from './http.js';
 import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
 
-const Project = z.object({ default_branch: z.string().min(1) });
 const MergeRequest = z.object({ iid: z.number().int(), web_url: z.string() });
 const MergeRequests = z.array(MergeRequest);
 const Users = z.array(z.object({ id: z.number().int(), username: z.string() }));
@@ -33,14 +32,7 @@ export function gitlabApi(target: ForgeTarget, token: string, fetchImpl?: typeof
 
   return {
     kind: 'gitlab',
-    async defaultBranch() {
-      const got = await http.request('GET', project);
-      if (!got.ok) return got;
-      const parsed = Project.safeParse(got.value.json);
-      return parsed.success
-        ? ok(parsed.data.default_branch)
-        : err(`GET ${project}: no default_branch in the answer`);
-    },
+    defaultBranch: () => readDefaultBranch(http, project),
     async findPullRequest(head, base) {
       const got = await http.request('GET', `${project}/merge_requests`, {
         query: { source_branch: head, target_branch: base, state: 'opened' },

@@ -3,6 +3,7 @@
  * request), never follows a redirect (the token would go along to wherever it points), and ends in a
  * Result: the forge's own message on an error status, one line.
  */
+import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
 
 export interface ForgeResponse {
@@ -81,4 +82,16 @@ function messageOf(json: unknown, text: string): string {
     .map((part) => (typeof part === 'string' ? part : JSON.stringify(part)));
   const message = parts.length > 0 ? parts.join(': ') : text || '(no body)';
   return message.replace(/\s+/g, ' ').slice(0, MAX_MESSAGE);
+}
+
+const WithDefaultBranch = z.object({ default_branch: z.string().min(1) });
+
+/** The repository's default branch, from the repository (GitHub, Gitea) or project (GitLab) at `path`. */
+export async function readDefaultBranch(http: ForgeHttp, path: string): Promise<Result<string>> {
+  const got = await http.request('GET', path);
+  if (!got.ok) return got;
+  const parsed = WithDefaultBranch.safeParse(got.value.json);
+  return parsed.success
+    ? ok(parsed.data.default_branch)
+    : err(`GET ${path}: no default_branch in the answer`);
 }

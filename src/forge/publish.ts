@@ -9,7 +9,7 @@
  * `colony run --push` refuses a bad remote before it spends anything.
  */
 import path from 'node:path';
-import type { EventInput, EventKind } from '../core/events.js';
+import type { EventInput, EventKind, EventPayloads } from '../core/events.js';
 import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { EventLog } from '../store/types.js';
@@ -48,18 +48,8 @@ export interface PreparedPublish {
   secrets: string[];
 }
 
-export interface PublishedPullRequest {
-  number: number;
-  url: string;
-  branch: string;
-  base: string;
-  draft: boolean;
-  /** The landed merge request it carries (--per-merge-request), else null. */
-  mr: number | null;
-  /** It was open already (a publish of the same commit run again): nothing new was opened. */
-  existing: boolean;
-  warnings: string[];
-}
+/** A pull request this publish opened or found open: what `publish.pr_opened` logs, but the forge. */
+export type PublishedPullRequest = Omit<EventPayloads['publish.pr_opened'], 'forge'>;
 
 export interface PublishOutcome {
   remote: string;

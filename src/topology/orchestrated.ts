@@ -178,28 +178,14 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
                 delegation,
               }),
           },
-          (system) => ({
-            kind: 'loop',
-            spec: {
-              runId: spec.runId,
-              name: LEAD_AGENT,
-              profile: 'lead',
-              task: spec.goal,
-              system,
-              tools,
-              provider: ctx.provider,
-              maxSteps,
-              stream: spec.stream,
-            },
-            deps: {
-              log,
-              scrubber: ctx.scrubber,
-              budget,
-              signal: ctx.signal,
-              history,
-              beforeModelCall: ctx.injectorFor(LEAD_AGENT),
-            },
-          }),
+          {
+            tools,
+            provider: ctx.provider,
+            budget,
+            stream: spec.stream,
+            signal: ctx.signal,
+            beforeModelCall: ctx.injectorFor(LEAD_AGENT),
+          },
         );
         if (spec.accept && leadOutcome.status === 'done' && !ctx.signal.aborted) {
           await runAcceptance({

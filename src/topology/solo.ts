@@ -87,28 +87,14 @@ export function soloPhases(ctx: RunContext): RunPhases<RunOutcome> {
               toolNames,
             }),
         },
-        (system) => ({
-          kind: 'loop',
-          spec: {
-            runId: spec.runId,
-            name: SOLO_AGENT,
-            profile: spec.profile,
-            task: spec.goal,
-            system,
-            tools: tools.tools,
-            provider: ctx.provider,
-            maxSteps: spec.maxSteps,
-            stream: spec.stream,
-          },
-          deps: {
-            log,
-            scrubber: ctx.scrubber,
-            budget,
-            signal: ctx.signal,
-            history,
-            beforeModelCall: ctx.injectorFor(SOLO_AGENT),
-          },
-        }),
+        {
+          tools: tools.tools,
+          provider: ctx.provider,
+          budget,
+          stream: spec.stream,
+          signal: ctx.signal,
+          beforeModelCall: ctx.injectorFor(SOLO_AGENT),
+        },
       );
     },
 

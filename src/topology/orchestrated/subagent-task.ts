@@ -31,7 +31,7 @@ import {
   type IntegrationPort,
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace } from '../../workspace/run-workspace.js';
-import { openAgentSession } from '../session/agent-session.js';
+import { type AgentSessionStart, loopDriver, openAgentSession } from '../session/agent-session.js';
 import { type AgentDriver, driveAgent } from '../session/drive-agent.js';
 import { LEAD_AGENT } from './prompt.js';
 import type { SubagentCli } from './subagent-cli.js';
@@ -196,7 +196,7 @@ async function runTask(
   const emit = <K extends EventKind>(kind: K, data: EventPayloads[K]) =>
     log.append(eventOf(runId, subagent.name, kind, deps.scrubber.scrubValue(data)));
   // agent.started and task.started are appended together so they share one commit.
-  const session = await openAgentSession({
+  const start: AgentSessionStart = {
     runId,
     agent: subagent.name,
     log,
@@ -208,7 +208,8 @@ async function runTask(
     tools: tools.map((t) => t.spec.name),
     maxSteps: subagent.maxSteps,
     system: () => subagent.systemPrompt,
-  });
+  };
+  const session = await openAgentSession(start);
   const agentStarted = session.started;
   const taskStarted = mine
     ? null
@@ -269,30 +270,19 @@ async function runTask(
       },
     };
   } else {
-    driver = {
-      kind: 'loop',
-      spec: {
-        runId,
-        name: subagent.name,
-        profile: subagent.profile.base,
-        task: first.prompt,
-        system: session.system,
-        tools,
-        provider: provider.provider,
-        // The step cap is per task; the agent's step count runs on across its tasks.
-        maxSteps: opening.stepsBefore + subagent.maxSteps,
-        stream: deps.stream,
-      },
-      deps: {
-        log,
-        scrubber: deps.scrubber,
-        budget: deps.budget,
-        ...(signal ? { signal } : {}),
-        history,
-        beforeModelCall: deps.injectorFor(subagent.name),
-        ...(options.onOutcome ? { onOutcome: options.onOutcome } : {}),
-      },
-    };
+    driver = loopDriver(start, session.system, {
+      profile: subagent.profile.base,
+      task: first.prompt,
+      tools,
+      provider: provider.provider,
+      // The step cap is per task; the agent's step count runs on across its tasks.
+      maxSteps: opening.stepsBefore + subagent.maxSteps,
+      budget: deps.budget,
+      stream: deps.stream,
+      signal,
+      beforeModelCall: deps.injectorFor(subagent.name),
+      onOutcome: options.onOutcome,
+    });
   }
   // What drives the loop is the one difference between a built-in subagent and a CLI-driven one.
   const outcome = await driveAgent(driver);

@@ -32,7 +32,7 @@ import {
 } from '../../workspace/integration/tools.js';
 import type { AgentWorkspace, AgentWorkspaceOptions } from '../../workspace/run-workspace.js';
 import type { ProviderFor } from '../context.js';
-import { runAgentSession } from '../session/agent-session.js';
+import { type AgentSessionStart, loopDriver, runAgentSession } from '../session/agent-session.js';
 import type { Emit } from '../team/team-run.js';
 import { type PeerActivity, trackActivity } from './activity.js';
 import { peerMaxSteps, peerModel } from './peer-settings.js';
@@ -210,64 +210,50 @@ export class PeerHost {
     this.live.add(agent);
     const peerSignal = signal ? AbortSignal.any([this.options.signal, signal]) : this.options.signal;
     try {
-      const outcome = await runAgentSession(
-        {
-          runId: spec.runId,
-          agent,
-          log,
-          scrubber: this.options.scrubber,
-          history,
-          profile: 'peer',
-          // A peer's CLI may call a model of its own.
-          model: cli?.model ?? own ?? this.options.provider.model.id,
-          task: spec.goal,
-          tools: tools.map((t) => t.spec.name),
-          maxSteps,
-          system: async () =>
-            peerSystemPrompt(template.text, await this.sharedPrefix(template.text, worktree, tools), agent),
-        },
-        // What drives the loop is the one difference between a built-in peer and a CLI-driven one.
-        (system) =>
-          cli && this.cliHost
-            ? {
-                kind: 'cli',
-                host: this.cliHost,
-                request: {
-                  cli,
-                  agent,
-                  goal: spec.goal,
-                  system,
-                  worktree,
-                  tools: tools.filter((t) => !coderTools.includes(t)),
-                  sandbox: this.options.sandbox,
-                  baseEnv: this.options.commandEnv,
-                  history,
-                  signal: peerSignal,
-                  messages: this.options.injectorFor(agent),
-                },
-              }
-            : {
-                kind: 'loop',
-                spec: {
-                  runId: spec.runId,
-                  name: agent,
-                  profile: 'coder',
-                  task: spec.goal,
-                  system,
-                  tools,
-                  provider: model.provider,
-                  maxSteps,
-                  stream: spec.stream,
-                },
-                deps: {
-                  log,
-                  scrubber: this.options.scrubber,
-                  budget: this.options.budget,
-                  signal: peerSignal,
-                  history,
-                  beforeModelCall: this.options.injectorFor(agent),
-                },
+      const start: AgentSessionStart = {
+        runId: spec.runId,
+        agent,
+        log,
+        scrubber: this.options.scrubber,
+        history,
+        profile: 'peer',
+        // A peer's CLI may call a model of its own.
+        model: cli?.model ?? own ?? this.options.provider.model.id,
+        task: spec.goal,
+        tools: tools.map((t) => t.spec.name),
+        maxSteps,
+        system: async () =>
+          peerSystemPrompt(template.text, await this.sharedPrefix(template.text, worktree, tools), agent),
+      };
+      // What drives the loop is the one difference between a built-in peer and a CLI-driven one.
+      const outcome = await runAgentSession(start, (system) =>
+        cli && this.cliHost
+          ? {
+              kind: 'cli',
+              host: this.cliHost,
+              request: {
+                cli,
+                agent,
+                goal: spec.goal,
+                system,
+                worktree,
+                tools: tools.filter((t) => !coderTools.includes(t)),
+                sandbox: this.options.sandbox,
+                baseEnv: this.options.commandEnv,
+                history,
+                signal: peerSignal,
+                messages: this.options.injectorFor(agent),
               },
+            }
+          : loopDriver(start, system, {
+              profile: 'coder',
+              tools,
+              provider: model.provider,
+              budget: this.options.budget,
+              stream: spec.stream,
+              signal: peerSignal,
+              beforeModelCall: this.options.injectorFor(agent),
+            }),
       );
       return { agent, started: true, outcome };
     } finally {

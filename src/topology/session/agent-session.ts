@@ -8,10 +8,13 @@
  * so the conversation it replays is the one the model saw. Then what drives the loop — Colony's loop or
  * an external CLI (drive-agent.ts) — is the only choice left.
  */
-import type { AgentOutcome } from '../../agent/loop.js';
+import type { Budget } from '../../agent/budget.js';
+import type { AgentDeps, AgentOutcome } from '../../agent/loop.js';
 import { eventOf, isKind, type StoredEvent } from '../../core/events.js';
 import type { Scrubber } from '../../core/secrets.js';
+import type { Message, Provider } from '../../model/types.js';
 import type { EventLog } from '../../store/types.js';
+import type { Tool } from '../../tool/types.js';
 import { type AgentDriver, driveAgent } from './drive-agent.js';
 
 export interface AgentSessionStart {
@@ -58,12 +61,59 @@ export async function openAgentSession(start: AgentSessionStart): Promise<Opened
   return { system, started };
 }
 
-/** Opens the agent's session and drives its loop (`driver` gets the logged system prompt). */
+/** What Colony's own loop needs beyond the session's start: its tools, model, budget and signals. */
+export interface LoopParts {
+  tools: Tool[];
+  provider: Provider;
+  budget: Budget;
+  stream?: boolean;
+  signal?: AbortSignal;
+  beforeModelCall?: () => Promise<Message[]>;
+  onOutcome?: AgentDeps['onOutcome'];
+  /** Where the loop's own differ from what agent.started records (a peer's loop runs as `coder`). */
+  profile?: string;
+  task?: string;
+  maxSteps?: number;
+}
+
+/** Colony's loop for this session: the start's identity, log and history with the loop's parts. */
+export function loopDriver(start: AgentSessionStart, system: string, parts: LoopParts): AgentDriver {
+  return {
+    kind: 'loop',
+    spec: {
+      runId: start.runId,
+      name: start.agent,
+      profile: parts.profile ?? start.profile,
+      task: parts.task ?? start.task,
+      system,
+      tools: parts.tools,
+      provider: parts.provider,
+      maxSteps: parts.maxSteps ?? start.maxSteps,
+      stream: parts.stream,
+    },
+    deps: {
+      log: start.log,
+      scrubber: start.scrubber,
+      budget: parts.budget,
+      signal: parts.signal,
+      history: start.history,
+      beforeModelCall: parts.beforeModelCall,
+      onOutcome: parts.onOutcome,
+    },
+  };
+}
+
+/**
+ * Opens the agent's session and drives its loop: Colony's own (`LoopParts`) or whatever `driver`
+ * returns for the logged system prompt (an external CLI, or either).
+ */
 export async function runAgentSession(
   start: AgentSessionStart,
-  driver: (system: string) => AgentDriver,
+  drive: LoopParts | ((system: string) => AgentDriver),
 ): Promise<AgentOutcome> {
   const opened = await openAgentSession(start);
   if (opened.started) await opened.started;
-  return driveAgent(driver(opened.system));
+  return driveAgent(
+    typeof drive === 'function' ? drive(opened.system) : loopDriver(start, opened.system, drive),
+  );
 }

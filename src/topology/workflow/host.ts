@@ -179,28 +179,14 @@ export function teamWorkflowHost(ctx: RunContext, options: TeamWorkflowHostOptio
           return prompt.filter((part) => part !== '').join('\n\n');
         },
       },
-      (system) => ({
-        kind: 'loop',
-        spec: {
-          runId: spec.runId,
-          name: agent,
-          profile: request.profile,
-          task: request.task,
-          system,
-          tools: tools.tools,
-          provider,
-          maxSteps: request.maxSteps,
-          stream: spec.stream,
-        },
-        deps: {
-          log,
-          scrubber: ctx.scrubber,
-          budget: stepBudget,
-          signal: request.signal,
-          history,
-          beforeModelCall: ctx.injectorFor(agent),
-        },
-      }),
+      {
+        tools: tools.tools,
+        provider,
+        budget: stepBudget,
+        stream: spec.stream,
+        signal: request.signal,
+        beforeModelCall: ctx.injectorFor(agent),
+      },
     );
     const outcome = {
       status: end.status,
