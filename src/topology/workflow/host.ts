@@ -6,6 +6,7 @@
  * orchestrated lead's run_workflow (each program the lead writes), over the same queue, budget,
  * coordination and scheduler as the rest of the run.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Budget, type BudgetHit, type BudgetLimits } from '../../agent/budget.js';
 import { coordinationOf, resolveProfile, TEAM_COORDINATION, toolsForProfile } from '../../agent/profiles.js';
@@ -90,9 +91,10 @@ export function teamWorkflowHost(ctx: RunContext, options: TeamWorkflowHostOptio
     }
     return root;
   };
+  // Made fresh once per process and commit (a folder left by a crashed process is removed first), so
+  // Colony never runs git inside a checkout an agent has worked in.
   const readonlyCheckout = async (checkout: string, commit: string): Promise<string> => {
-    const exists = await git(['rev-parse', '--is-inside-work-tree'], { cwd: checkout });
-    if (exists.ok) return checkout;
+    await rm(checkout, { recursive: true, force: true });
     await git(['worktree', 'prune'], { cwd: workspace.hubPath });
     const added = await git(['worktree', 'add', '--quiet', '--detach', checkout, commit], {
       cwd: workspace.hubPath,
