@@ -14,6 +14,7 @@ import {
   ANTHROPIC,
   brokenModulesRepo,
   CLAUDE_CODE_CLI,
+  cliLifecycle,
   killAfterClaim,
   ofAgent,
   ofKind,
@@ -62,7 +63,8 @@ describe.skipIf(!existsSync(CLAUDE_CODE_CLI))('--agent-cli claude-code: crash an
     });
     expect(crash.killed().length, context).toBe(1);
     expect(summary.status, context).toBe('succeeded');
-    const cli = ofAgent(events, 'agent.cli', 'peer-1');
+    const reports = ofAgent(events, 'agent.cli', 'peer-1');
+    const cli = cliLifecycle(reports);
     expect(
       cli.map((e) => e.data.event),
       context,
@@ -72,6 +74,7 @@ describe.skipIf(!existsSync(CLAUDE_CODE_CLI))('--agent-cli claude-code: crash an
     // The restart resumed the session the killed process had.
     expect(restarted).toBe(session);
     expect(again).toBe(session);
+    for (const e of reports.filter((r) => r.data.event === 'session')) expect(e.data.sessionId).toBe(session);
     // Killed inside the sandbox: the forwarder reports a death by signal as 128.
     expect(cli[2]?.data.exitCode).toBe(128);
     expect(cli[6]?.data.exitCode).toBe(0);

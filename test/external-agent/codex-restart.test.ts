@@ -13,6 +13,7 @@ import { codexPolicy } from './codex-policy.js';
 import {
   brokenModulesRepo,
   CODEX_CLI,
+  cliLifecycle,
   killAfterClaim,
   OPENAI_RESPONSES,
   ofAgent,
@@ -58,7 +59,8 @@ describe.skipIf(!existsSync(CODEX_CLI))('--agent-cli codex: crash and resume', (
     });
     expect(crash.killed().length, context).toBe(1);
     expect(summary.status, context).toBe('succeeded');
-    const cli = ofAgent(events, 'agent.cli', 'peer-1');
+    const reports = ofAgent(events, 'agent.cli', 'peer-1');
+    const cli = cliLifecycle(reports);
     expect(
       cli.map((e) => e.data.event),
       context,
@@ -67,6 +69,7 @@ describe.skipIf(!existsSync(CODEX_CLI))('--agent-cli codex: crash and resume', (
     expect(thread).toMatch(/^[0-9a-f-]{36}$/);
     expect(restarted).toBe(thread);
     expect(again).toBe(thread);
+    for (const e of reports.filter((r) => r.data.event === 'session')) expect(e.data.sessionId).toBe(thread);
     expect(cli[6]?.data.exitCode).toBe(0);
     // The resumed thread holds the goal, the claim and its result, then the restart note.
     const afterRestart = fake()

@@ -191,6 +191,15 @@ export function ofAgent<K extends StoredEvent['kind']>(
 }
 
 /** The names of the tools an agent's model called, in order. */
+/**
+ * A CLI's process life as its `agent.cli` events tell it, one `session` report per process run: a
+ * CLI reports its session at every turn, and a direct message that reaches it after its answer (its
+ * merge request's "landed") can start one more turn before it exits — when, depends on timing.
+ */
+export function cliLifecycle(events: StoredEvent<'agent.cli'>[]): StoredEvent<'agent.cli'>[] {
+  return events.filter((e, i) => !(e.data.event === 'session' && events[i - 1]?.data.event === 'session'));
+}
+
 export function toolCallsOf(events: StoredEvent[], agent: string): string[] {
   return ofAgent(events, 'model.response', agent).flatMap((e) => e.data.turn.toolCalls.map((c) => c.name));
 }
