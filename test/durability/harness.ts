@@ -128,6 +128,8 @@ export async function killAfter(c: Colony, afterMs: number): Promise<boolean> {
 /** An event line of `--json` output, as far as the kill triggers need it. */
 export interface EventLine {
   kind: string;
+  /** The event's position in the run's log. */
+  seq?: number;
   step?: number;
   name?: string;
 }
@@ -135,10 +137,15 @@ export interface EventLine {
 export function parseEventLine(line: string): EventLine | null {
   if (!line.startsWith('{')) return null;
   try {
-    const e = JSON.parse(line) as { kind?: unknown; data?: { step?: unknown; name?: unknown } };
+    const e = JSON.parse(line) as {
+      kind?: unknown;
+      seq?: unknown;
+      data?: { step?: unknown; name?: unknown };
+    };
     if (typeof e.kind !== 'string') return null;
     return {
       kind: e.kind,
+      seq: typeof e.seq === 'number' ? e.seq : undefined,
       step: typeof e.data?.step === 'number' ? e.data.step : undefined,
       name: typeof e.data?.name === 'string' ? e.data.name : undefined,
     };
