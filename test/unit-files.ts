@@ -57,6 +57,7 @@ export const unitFiles: readonly string[] = [
   'test/external-agent/crash-signals.test.ts',
   'test/fake-provider/namespaced-tools.test.ts',
   'test/fake-provider/server.test.ts',
+  'test/fleet/tls-rules.test.ts',
   'test/forge/fake-forge/openapi-validator.test.ts',
   'test/forge/http.test.ts',
   'test/forge/pr-body.test.ts',

@@ -1,4 +1,5 @@
 import { terminalLine, terminalText } from '../core/terminal-text.js';
+import { fleetTransportLine } from '../view/fleet-transport.js';
 import { limitHitText } from '../view/limit-text.js';
 import { sandboxLine } from '../view/sandbox.js';
 import type { RunSummary, TokenAccount } from '../view/summary.js';
@@ -33,6 +34,8 @@ export function formatSummary(s: RunSummary): string {
     );
   for (const hit of s.limitsHit) lines.push(`  ${limitHitText(hit)}`);
   if (s.sandbox) lines.push(`  ${sandboxLine(s.sandbox)}`);
+  const fleet = fleetTransportLine(s.fleetTransport);
+  if (fleet) lines.push(`  ${fleet}`);
   if (s.resultBranch)
     lines.push(`  result branch: ${s.resultBranch} (in your repository: git diff HEAD...${s.resultBranch})`);
   else if (s.status !== 'running')

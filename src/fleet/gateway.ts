@@ -8,12 +8,14 @@
  * The integration queue stays with the owner; a worker's agent reaches it only through these routes,
  * and only in its own name (the branch is the token's agent's).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type AgentTokenClaims, describeAgentTokenError, verifyAgentToken } from '../auth/index.js';
 import { presentedAgentToken } from '../workspace/hub-http/auth.js';
 import { createHubHttpHandler } from '../workspace/hub-http/server.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
+import type { TlsPair } from './tls.js';
 
 export interface GatewayOptions {
   runId: string;
@@ -23,13 +25,15 @@ export interface GatewayOptions {
   /** Where to listen (default 127.0.0.1, any free port). */
   host?: string;
   port?: number;
+  /** Serve HTTPS with this certificate and key (tls.ts); plain HTTP without. */
+  tls?: TlsPair;
   /** null when the token's session is still current, else why not (a newer worker took it over). */
   authorize(claims: AgentTokenClaims): Promise<string | null>;
   log?: (line: string) => void;
 }
 
 export interface Gateway {
-  /** e.g. http://127.0.0.1:41234 */
+  /** e.g. http://127.0.0.1:41234, or https://… with `tls` */
   url: string;
   hubUrl: string;
   close(): Promise<void>;
@@ -46,7 +50,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     authorize: options.authorize,
     log: options.log,
   });
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const url = req.url ?? '/';
     if (url.startsWith('/git/')) return hub(req, res);
     if (url.startsWith('/fleet/')) {
@@ -58,7 +62,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return;
     }
     json(res, 404, { error: 'not found' });
-  });
+  };
+  const server = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler)
+    : createServer(handler);
   // Long polls and pushes of big packs: no idle cut-off shorter than a wait.
   server.requestTimeout = 0;
   server.keepAliveTimeout = WAIT_MS + 5_000;
@@ -68,7 +75,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const base = `http://${host}:${address.port}`;
+  const base = `${options.tls ? 'https' : 'http'}://${host}:${address.port}`;
   return {
     url: base,
     hubUrl: `${base}/git/${options.runId}/hub.git`,

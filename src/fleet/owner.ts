@@ -22,6 +22,7 @@ import {
   type SessionInput,
   sessionWorkflowId,
 } from './names.js';
+import { isLoopbackHost, plainHttpProblem, readTlsPair, type TlsFiles } from './tls.js';
 
 export interface FleetOwner {
   /** Serves the hub and the queue to workers (once the queue exists); returns the gateway's URL. */
@@ -45,6 +46,10 @@ export interface FleetOwnerOptions {
   listenHost?: string;
   listenPort?: number;
   advertiseUrl?: string;
+  /** The gateway serves HTTPS with this certificate and key (tls.ts). */
+  tls?: TlsFiles;
+  /** Plain HTTP on a non-loopback address is allowed (`--insecure-http`); refused otherwise. */
+  insecureHttp?: boolean;
   log?: (line: string) => void;
 }
 
@@ -107,8 +112,20 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
 
   return {
     async serve(run) {
+      const tls = options.tls ? readTlsPair(options.tls) : null;
+      if (tls && !tls.ok) throw new Error(tls.error);
+      const listenHost = options.listenHost ?? '127.0.0.1';
+      if (!tls && !options.insecureHttp && !isLoopbackHost(listenHost))
+        throw new Error(
+          plainHttpProblem(
+            `http://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}`,
+            false,
+            'colony run',
+          ) ?? 'plain HTTP on a non-loopback address needs --insecure-http',
+        );
       const secret = createRunSecret();
       gateway = await startGateway({
+        ...(tls ? { tls: tls.value } : {}),
         runId,
         hubPath: run.hubPath,
         secret,
@@ -126,6 +143,17 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
         },
       });
       const url = options.advertiseUrl ?? gateway.url;
+      const refused = plainHttpProblem(url, options.insecureHttp === true, 'colony run');
+      if (refused) {
+        await gateway.close();
+        gateway = null;
+        throw new Error(refused);
+      }
+      if (url.startsWith('http:') && !isLoopbackHost(new URL(url).hostname))
+        options.log?.(
+          `fleet: the hub and merge requests are served over plain HTTP at ${new URL(url).origin} ` +
+            "(--insecure-http): agents' tokens and code cross the network unencrypted",
+        );
       await saveFleetRun(pool, { runId, hubUrl: url, tokenSecret: secret });
       timer = setInterval(() => void poll(), POLL_MS);
       return url;

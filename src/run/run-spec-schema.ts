@@ -63,7 +63,14 @@ export const runSpecSchema = z.strictObject({
   autoResume: z.boolean().optional(),
   integrators: z.number().int().nonnegative().optional(),
   approveMerges: z.boolean().optional(),
-  fleet: z.strictObject({ listen: z.string().optional(), advertiseUrl: z.string().optional() }).optional(),
+  fleet: z
+    .strictObject({
+      listen: z.string().optional(),
+      advertiseUrl: z.string().optional(),
+      tls: z.strictObject({ cert: z.string().min(1), key: z.string().min(1) }).optional(),
+      insecureHttp: z.boolean().optional(),
+    })
+    .optional(),
   agentCli: z
     .strictObject({
       kind: z.enum(AGENT_CLI_KINDS),

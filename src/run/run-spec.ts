@@ -81,9 +81,16 @@ export interface RunSpec {
   /**
    * peers: the agents run on fleet workers (`colony worker`, src/fleet/), not in this process; the
    * owner serves the hub and the integration queue to them at `listen` (HOST:PORT, default
-   * 127.0.0.1:0), reached by workers at `advertiseUrl` (default: the listening address).
+   * 127.0.0.1:0), reached by workers at `advertiseUrl` (default: the listening address); over TLS
+   * with `tls` (absolute paths of a PEM certificate and key), plain HTTP off loopback only with
+   * `insecureHttp` (src/fleet/tls.ts).
    */
-  fleet?: { listen?: string; advertiseUrl?: string };
+  fleet?: {
+    listen?: string;
+    advertiseUrl?: string;
+    tls?: { cert: string; key: string };
+    insecureHttp?: boolean;
+  };
   /** peers: an external agent CLI drives the peers' loops (`--agent-cli`). */
   agentCli?: AgentCliSpec;
   maxSteps: number;

@@ -142,6 +142,8 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
         listenHost: listen?.host,
         listenPort: listen?.port,
         advertiseUrl: spec.fleet.advertiseUrl,
+        tls: spec.fleet.tls,
+        insecureHttp: spec.fleet.insecureHttp,
         log: (line) =>
           void log.append({ runId: spec.runId, agent: null, kind: 'warning', data: { message: line } }),
       });

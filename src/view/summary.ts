@@ -7,6 +7,7 @@ import type { ShownRunStatus, StoredEvent, UsageTotals } from '../core/events.js
 import { type AgentSetup, type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
 import { foldEvents, type RunState } from './run-state.js';
 import { viewAgents, viewTotals } from './run-view.js';
+import { type FleetTransportView, fleetTransportView } from './fleet-transport.js';
 import { type SandboxView, sandboxView } from './sandbox.js';
 
 /** Tokens and cost of one agent or role: uncached input, cached input and output apart. */
@@ -42,6 +43,8 @@ export interface RunSummary {
   acceptance: { round: number; passed: boolean } | null;
   /** How agents' commands were contained (null before run.started); docs/sandbox.md. */
   sandbox: SandboxView | null;
+  /** With --workers: how the owner served workers (TLS, or plain HTTP off loopback); else null. */
+  fleetTransport: FleetTransportView | null;
   events: number;
   // Team metrics (src/view/metrics.ts; docs/orchestrated.md).
   criticalSteps: number;
@@ -89,6 +92,7 @@ export function toRunSummary(state: RunState, runId: string): RunSummary {
     limitsHit: state.limits.map(({ limit, value, used }) => ({ limit, value, used })),
     acceptance: state.acceptance,
     sandbox: sandboxView(state.config),
+    fleetTransport: fleetTransportView(state.config),
     events: state.events,
     ...teamMetrics(metrics),
   };

@@ -3,6 +3,7 @@
  * (gateway.ts): the same IntegrationPort the merge tools use where the queue lives, so an agent's
  * tools are the same on a worker as in the owner's process.
  */
+import { fleetRequestJson } from '../fleet/fleet-request.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
 import type {
@@ -26,20 +27,25 @@ export interface IntegrationClientOptions {
   token(): string;
   /** Ends waits when the agent stops. */
   signal?: AbortSignal;
+  /** The CA bundle an https:// owner's certificate must chain to (`colony worker --ca`). */
+  ca?: Buffer;
 }
 
 const REQUEST_TIMEOUT_MS = 60_000;
 
 export function integrationClient(options: IntegrationClientOptions): IntegrationPort {
-  const call = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
+  const call = async <T>(
+    path: string,
+    init: { method?: 'POST'; body?: string } = {},
+  ): Promise<{ status: number; body: T }> => {
     const signals = [AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(options.signal ? [options.signal] : [])];
     const base = `${options.baseUrl()}/fleet/${options.runId}/merge-requests`;
-    const res = await fetch(`${base}${path}`, {
+    return fleetRequestJson<T>(`${base}${path}`, {
       ...init,
       headers: { authorization: `Bearer ${options.token()}`, 'content-type': 'application/json' },
       signal: AbortSignal.any(signals),
+      ...(options.ca ? { ca: options.ca } : {}),
     });
-    return { status: res.status, body: (await res.json()) as T };
   };
 
   const status = async (mr: number, wait = false): Promise<MergeStatus> => {

@@ -29,6 +29,8 @@ export interface WorkerHubOptions {
   hubUrl(): string;
   /** The current token of an agent (short-lived; re-issued by the worker as needed). */
   tokenFor(agent: string): string;
+  /** A PEM CA bundle the https:// hub's certificate must chain to (`colony worker --ca`), absolute. */
+  caFile?: string;
 }
 
 const HTTP_TIMEOUT_MS = 120_000;
@@ -51,8 +53,16 @@ commit=$(git commit-tree "$1" -p "$2" -m "$3" </dev/null) || exit 3
 git push --quiet --force --no-verify "$4" "$commit:$5" </dev/null
 `;
 
-export function authConfig(token: string): [string, string][] {
-  return [['http.extraHeader', `Authorization: Bearer ${token}`]];
+/**
+ * The config of a git call to the hub: the agent's token, and the worker's CA when it has one (set
+ * for this call in git's environment, above any config file; verification stays on).
+ */
+export function hubHttpConfig(token: string, caFile?: string): [string, string][] {
+  return [
+    ['http.extraHeader', `Authorization: Bearer ${token}`],
+    ['http.sslVerify', 'true'],
+    ...(caFile ? ([['http.sslCAInfo', caFile]] as [string, string][]) : []),
+  ];
 }
 
 /** Creates the mirror (an empty bare repository) when it does not exist yet. */
@@ -87,7 +97,7 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
     const fetched = await whileOwnerAway(async () => {
       const r = await git(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', hubUrl(), ...refspecs], {
         cwd: mirrorPath,
-        config: authConfig(options.tokenFor(agent)),
+        config: hubHttpConfig(options.tokenFor(agent), options.caFile),
         timeoutMs: HTTP_TIMEOUT_MS,
       });
       return r.ok ? ok(undefined) : err(gitError(r));
@@ -151,7 +161,7 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
           ['push', '--quiet', '--no-verify', hubUrl(), `+${agentBranchRef(agent)}:${agentBranchRef(agent)}`],
           {
             cwd: mirrorPath,
-            config: [...authConfig(options.tokenFor(agent)), ['push.default', 'nothing']],
+            config: [...hubHttpConfig(options.tokenFor(agent), options.caFile), ['push.default', 'nothing']],
             timeoutMs: HTTP_TIMEOUT_MS,
           },
         );
@@ -187,7 +197,7 @@ export function workerHubUpstream(options: WorkerHubOptions): HubUpstream & {
           {
             cwd: repo.checkout,
             env: { ...repoEnv(repo), ...AGENT_IDENTITY },
-            config: [...authConfig(options.tokenFor(agent)), ['commit.gpgsign', 'false']],
+            config: [...hubHttpConfig(options.tokenFor(agent), options.caFile), ['commit.gpgsign', 'false']],
             timeoutMs: HTTP_TIMEOUT_MS,
             // In the agent repository's sandbox, with the network to the gateway.
             contain: true,

@@ -11,6 +11,7 @@ import { AgentCoordination, type Coordination } from '../coord/index.js';
 import { CliHost } from '../external-agent/index.js';
 import { type FleetRun, loadFleetRun } from '../fleet/fleet-db.js';
 import { type SessionInput, TOKEN_TTL_MS } from '../fleet/names.js';
+import { plainHttpProblem } from '../fleet/tls.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { AgentEnd } from '../run/agent-end.js';
 import type { Store } from '../store/index.js';
@@ -41,6 +42,19 @@ export interface WorkerRunOptions {
   /** The worker's own folder (mirrors and agents' repositories live below it). */
   dir: string;
   env: NodeJS.ProcessEnv;
+  /** How this worker reaches owners: its CA bundle, and whether plain HTTP off loopback is allowed. */
+  transport: WorkerTransport;
+}
+
+export interface WorkerTransport {
+  /** `colony worker --ca FILE`: the absolute path (for git) and its PEM text (for Node). */
+  ca?: { file: string; pem: Buffer };
+  insecureHttp: boolean;
+}
+
+/** Why this worker will not send its agents' tokens to `hubUrl`, or null. */
+function transportProblem(hubUrl: string, transport: WorkerTransport): string | null {
+  return plainHttpProblem(hubUrl, transport.insecureHttp, 'colony worker');
 }
 
 export interface WorkerRun {
@@ -65,6 +79,8 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
   const { store, runId, env } = options;
   const loadedFleet = await loadFleetRun(store.pool, runId);
   if (!loadedFleet) return err(`run ${runId} is not a fleet run (no hub address was published for it)`);
+  const refused = transportProblem(loadedFleet.hubUrl, options.transport);
+  if (refused) return err(`run ${runId} cannot run on this worker: ${refused}`);
   const loaded = await loadRunSpec(store.log, runId);
   if (!loaded) return err(`run ${runId} has no run.started event`);
   if (!loaded.ok) return err(`run ${runId}: ${loaded.error}`);
@@ -111,6 +127,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     mirrorPath,
     hubUrl: () => `${fleet.hubUrl}/git/${runId}/hub.git`,
     tokenFor,
+    ...(options.transport.ca ? { caFile: options.transport.ca.file } : {}),
   });
   const workspace = new RunWorkspace({
     runId,
@@ -135,6 +152,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
         runId,
         token: () => tokenFor(agent),
         signal: stopper.signal,
+        ...(options.transport.ca ? { ca: options.transport.ca.pem } : {}),
       });
       ports.set(agent, port);
     }
@@ -243,6 +261,12 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
       return fleet;
     },
     refresh(row) {
+      // A resumed owner at an address this worker may not send tokens to: its sessions stop here.
+      const moved = transportProblem(row.hubUrl, options.transport);
+      if (moved) {
+        if (!stopper.signal.aborted) stopper.abort({ status: 'stopped', reason: moved });
+        return;
+      }
       if (!row.tokenSecret.equals(fleet.tokenSecret)) ownerGeneration += 1;
       fleet = row;
       // The run's end as the owner decided it: a met goal ends the agents done (loop.ts abortedOutcome).

@@ -45,7 +45,7 @@ import {
 } from '../fleet/names.js';
 import { withLaunchLock } from '../run/durable.js';
 import type { Store } from '../store/index.js';
-import { openWorkerRun, type WorkerRun } from './worker-run.js';
+import { openWorkerRun, type WorkerRun, type WorkerTransport } from './worker-run.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -54,6 +54,8 @@ export interface WorkerOptions {
   /** The worker's folder (hub mirrors, agents' repositories). */
   dir: string;
   env: NodeJS.ProcessEnv;
+  /** How it reaches owners (`--ca`, `--insecure-http`; default: Node's roots, loopback-only HTTP). */
+  transport?: WorkerTransport;
   signal: AbortSignal;
   say?: (line: string) => void;
 }
@@ -221,6 +223,7 @@ class WorkerState {
         runId,
         dir: this.options.dir,
         env: this.options.env,
+        transport: this.options.transport ?? { insecureHttp: false },
       }).then((r) => (r.ok ? r.value : r.error));
       entry = { opening, users: 0 };
       this.runs.set(runId, entry);

@@ -33,7 +33,7 @@ describe('colony run --workers', () => {
       /--hub-url must be http\(s\):\/\/HOST\[:PORT\] with no path/,
     );
     await expect(run(...peers, '--hub-listen', '0.0.0.0:7070')).rejects.toThrow(
-      /--hub-listen and --hub-url need --workers/,
+      /--hub-listen, --hub-url, --tls-cert, --tls-key and --insecure-http need --workers/,
     );
     delete process.env.COLONY_DATABASE_URL;
     await expect(run(...peers, '--workers')).rejects.toThrow(/--workers needs COLONY_DATABASE_URL/);

@@ -27,10 +27,18 @@ export interface WorkerProcess {
 export function startWorker(
   name: string,
   env: NodeJS.ProcessEnv,
-  options: { slots?: number; prefix?: string[] } = {},
+  options: { slots?: number; prefix?: string[]; args?: string[] } = {},
 ): WorkerProcess {
   const home = mkdtempSync(join(tmpdir(), `colony-worker-${name}-`));
-  const args = [COLONY_BIN, 'worker', '--name', name, '--slots', String(options.slots ?? 2)];
+  const args = [
+    COLONY_BIN,
+    'worker',
+    '--name',
+    name,
+    '--slots',
+    String(options.slots ?? 2),
+    ...(options.args ?? []),
+  ];
   const [file, argv] = options.prefix?.length
     ? [options.prefix[0] as string, [...options.prefix.slice(1), process.execPath, ...args]]
     : [process.execPath, args];
@@ -144,6 +152,8 @@ export interface FleetFixture<P extends Record<string, FakeProviderOptions>> {
       slots?: number;
       repoPrefix?: string;
       env?: NodeJS.ProcessEnv;
+      /** More `colony worker` flags (e.g. --ca FILE). */
+      workerArgs?: string[];
     },
   ): Promise<TestFleet<{ [K in keyof N]: WorkerProcess }>>;
 }
@@ -193,7 +203,9 @@ export function fleetFixture<P extends Record<string, FakeProviderOptions>>(prov
       await postgres().sql(`CREATE DATABASE ${database}`);
       const url = postgres().urlFor(database);
       const env = { COLONY_DATABASE_URL: url, ...options.env };
-      const started = options.workers.map((name) => startWorker(name, env, { slots: options.slots ?? 2 }));
+      const started = options.workers.map((name) =>
+        startWorker(name, env, { slots: options.slots ?? 2, args: options.workerArgs }),
+      );
       workers.push(...started);
       await Promise.all(started.map(joined));
       const repo = createUserRepo(options.files, options.repoPrefix);

@@ -76,7 +76,12 @@ async function scenario(name: string) {
   await db.sql(`CREATE DATABASE ${name}`);
   const url = db.urlFor(name);
   const local = db.socketUrlFor(name);
-  const worker = startWorker('w1', { COLONY_DATABASE_URL: url }, { slots: 4, prefix: hostW1.exec });
+  const worker = startWorker(
+    'w1',
+    { COLONY_DATABASE_URL: url },
+    // Plain HTTP across hosts, allowed explicitly (netns.test.ts covers the same fleet over TLS).
+    { slots: 4, prefix: hostW1.exec, args: ['--insecure-http'] },
+  );
   workers.push(worker);
   await joined(worker);
   const home = mkdtempSync(join(tmpdir(), 'colony-netns-owner-'));
@@ -93,6 +98,7 @@ function ownerArgs(repo: string, args: string[]): string[] {
     `${owner.address}:${HUB_PORT}`,
     '--hub-url',
     `http://${owner.address}:${HUB_PORT}`,
+    '--insecure-http',
     '--repo',
     repo,
     '--sandbox',
@@ -200,6 +206,8 @@ describe('fleet parity over a network of namespaces', () => {
     expect(run.code, `${run.stderr.slice(-3000)}\n${worker.stderr()}`).toBe(0);
     const summary = lastJsonLine(run.stdout);
     expect(summary.status).toBe('succeeded');
+    // Plain HTTP off loopback, allowed with --insecure-http: the summary says so.
+    expect(summary.fleetTransport).toBe('insecure-http');
     const events = await runEvents(local, String(summary.runId));
     expect(
       ofKind(events, 'agent.placed')

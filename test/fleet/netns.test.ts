@@ -4,9 +4,10 @@
  * addresses only:
  *
  *   owner  10.213.0.2  Postgres (listening on 10.213.0.2:5432) and the run's owner, `colony run
- *                      --workers`, serving the hub and the merge queue on 10.213.0.2:7070
- *   w1     10.213.0.3  `colony worker --name w1 --slots 2`
- *   w2     10.213.0.4  `colony worker --name w2 --slots 2`
+ *                      --workers --tls-cert … --tls-key …`, serving the hub and the merge queue over
+ *                      HTTPS on 10.213.0.2:7070 (a certificate for that address, of a test CA)
+ *   w1     10.213.0.3  `colony worker --name w1 --slots 2 --ca CA` (verifies the owner's certificate)
+ *   w2     10.213.0.4  `colony worker --name w2 --slots 2 --ca CA`
  *   model  10.213.0.5  the fake model provider at :8080 (a relay into this test process's provider)
  *
  * No host has a route anywhere but the bridge, and none shares another's loopback: a worker that
@@ -34,6 +35,7 @@ import {
   routesOf,
   type TestNetwork,
 } from '../helpers/netns.js';
+import { makeTestCa, type TestCa } from '../helpers/tls-certs.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import {
   joined,
@@ -67,6 +69,8 @@ let modelHost: NetHost;
 let db: DebianPostgres;
 let fake: FakeProvider;
 let relay: Relay;
+let ca: TestCa;
+let ownerCert: { cert: string; key: string };
 const workers: WorkerProcess[] = [];
 const folders: string[] = [];
 // The orchestrated scenario's writers all work at once (more than one worker's slots).
@@ -77,6 +81,9 @@ beforeAll(async () => {
   requireNetns();
   network = await createNetwork(['owner', 'w1', 'w2', 'model']);
   ({ owner, w1: hostW1, w2: hostW2, model: modelHost } = network.hosts);
+  ca = makeTestCa();
+  folders.push(ca.dir);
+  ownerCert = ca.serverCert([owner.address]);
   const peers = fleetPeersPolicy(FILES);
   const orchestrated = fleetOrchestratedPolicy(WRITERS);
   fake = await startFakeProvider({
@@ -105,8 +112,8 @@ async function scenarioDatabase(name: string): Promise<{ url: string; local: str
 function startWorkers(url: string): [WorkerProcess, WorkerProcess] {
   const env = { COLONY_DATABASE_URL: url };
   const pair: [WorkerProcess, WorkerProcess] = [
-    startWorker('w1', env, { slots: 2, prefix: hostW1.exec }),
-    startWorker('w2', env, { slots: 2, prefix: hostW2.exec }),
+    startWorker('w1', env, { slots: 2, prefix: hostW1.exec, args: ['--ca', ca.caFile] }),
+    startWorker('w2', env, { slots: 2, prefix: hostW2.exec, args: ['--ca', ca.caFile] }),
   ];
   workers.push(...pair);
   return pair;
@@ -119,7 +126,11 @@ function ownerArgs(repo: string, topology: string[], verify: string): string[] {
     '--hub-listen',
     `${owner.address}:${HUB_PORT}`,
     '--hub-url',
-    `http://${owner.address}:${HUB_PORT}`,
+    `https://${owner.address}:${HUB_PORT}`,
+    '--tls-cert',
+    ownerCert.cert,
+    '--tls-key',
+    ownerCert.key,
     ...topology,
     '--repo',
     repo,
@@ -303,12 +314,14 @@ describe('a fleet over a network of namespaces', () => {
     const summary = lastJsonLine(run.stdout);
     expect(summary.status).toBe('succeeded');
     expect(summary.runId).toBe(runId);
+    // Every worker reached the owner over TLS (the workers verify its certificate with --ca).
+    expect(summary.fleetTransport).toBe('tls');
     // The owner advertised the hub at its own address on the network.
     const fleetRun = await db.sql(
       `SELECT hub_url FROM colony.fleet_runs WHERE run_id = '${runId}'`,
       'peers_killed',
     );
-    expect(fleetRun.rows[0]?.hub_url).toBe(`http://${owner.address}:${HUB_PORT}`);
+    expect(fleetRun.rows[0]?.hub_url).toBe(`https://${owner.address}:${HUB_PORT}`);
 
     const events = await runEvents(local, runId);
     await expectIntactLog(events, runId, url);

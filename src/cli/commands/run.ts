@@ -1,8 +1,8 @@
-import { parseListen } from '../../fleet/listen.js';
 import { exitCodeFor } from '../../view/summary.js';
 import { agentCliFlags } from '../agent-cli-flags.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { loadConfig } from '../config.js';
+import { FLEET_HELP, FLEET_OPTIONS, fleetFlags } from '../fleet-flags.js';
 import { runInForeground } from '../live-run.js';
 import { endpointLines } from '../model-catalog.js';
 import { prepareRun, recordNewRun } from '../new-run.js';
@@ -59,8 +59,7 @@ never touched. The result is fetched into your repository as the branch colony/<
                        in this process; needs COLONY_DATABASE_URL (a Postgres every worker reaches).
                        This process keeps the hub and the merge queue and serves them to the
                        workers (see docs/fleet.md). Config: "workers": true
-  --hub-listen ADDR    with --workers: where to serve the hub, HOST:PORT (default 127.0.0.1:0)
-  --hub-url URL        with --workers: the URL workers reach it at (default: the listen address)
+${FLEET_HELP}
   --agent-cli CLI      peers, orchestrated: an external agent CLI drives the peers' (orchestrated: the
                        subagents'; a config profile may name its own) loops instead of Colony's own:
                        claude-code, codex, or 'cmd:COMMAND' (any command; it gets COLONY_MCP_URL,
@@ -153,13 +152,11 @@ const OPTIONS = {
   'max-runs': { type: 'string' },
   'wait-for-slot': { type: 'boolean' },
   'no-wait': { type: 'boolean' },
-  workers: { type: 'boolean' },
+  ...FLEET_OPTIONS,
   'agent-cli': { type: 'string' },
   'agent-cli-peers': { type: 'string' },
   'peer-models': { type: 'string' },
   'peer-max-steps': { type: 'string' },
-  'hub-listen': { type: 'string' },
-  'hub-url': { type: 'string' },
   config: { type: 'string' },
   notify: { type: 'string' },
   json: { type: 'boolean' },
@@ -379,35 +376,4 @@ function topologyFlags(values: { topology?: string; agents?: string; concurrency
   }
   if (agents === undefined) throw new UsageError('run: --topology peers needs --agents N');
   return { topology, agents, concurrency };
-}
-
-function fleetFlags(
-  values: { workers?: boolean; 'hub-listen'?: string; 'hub-url'?: string },
-  topology: string | undefined,
-  env: NodeJS.ProcessEnv,
-): { listen?: string; advertiseUrl?: string } | null {
-  if (!values.workers) {
-    if (values['hub-listen'] !== undefined || values['hub-url'] !== undefined)
-      throw new UsageError('run: --hub-listen and --hub-url need --workers');
-    return null;
-  }
-  if (topology !== 'peers' && topology !== 'orchestrated')
-    throw new UsageError(
-      'run: --workers needs --topology peers or orchestrated (a solo agent or a workflow program runs in this process)',
-    );
-  if (!env.COLONY_DATABASE_URL)
-    throw new UsageError(
-      'run: --workers needs COLONY_DATABASE_URL: a Postgres the workers reach too (the embedded one ' +
-        'listens on loopback for this user only); see docs/fleet.md',
-    );
-  const listen = values['hub-listen'];
-  if (listen !== undefined && parseListen(listen) === null)
-    throw new UsageError(`run: --hub-listen must be HOST:PORT (e.g. 0.0.0.0:7070), not "${listen}"`);
-  const url = values['hub-url'];
-  if (url !== undefined && !/^https?:\/\/[^/]+\/?$/.test(url))
-    throw new UsageError(`run: --hub-url must be http(s)://HOST[:PORT] with no path, not "${url}"`);
-  return {
-    ...(listen !== undefined ? { listen } : {}),
-    ...(url !== undefined ? { advertiseUrl: url.replace(/\/$/, '') } : {}),
-  };
 }

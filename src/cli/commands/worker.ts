@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isSafeAgentName } from '../../auth/index.js';
+import { readCaFile } from '../../fleet/tls.js';
 import { tryOpenStore } from '../../store/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure } from '../store-access.js';
 import { autoResumeOff, startSupervision } from '../supervision.js';
 
-export const WORKER_HELP = `colony worker [--database-url URL] [--slots N] [--name NAME]
+export const WORKER_HELP = `colony worker [--database-url URL] [--slots N] [--name NAME] [--ca FILE]
 
 Joins a fleet: executes agent sessions of any run started with --workers, at most N at once, until
 Ctrl-C (its sessions then go back to the queue for the other workers). Workers share one Postgres
@@ -19,6 +20,10 @@ docs/fleet.md.
                        per-worker limit per queue: the last worker started sets it for all
   --name NAME          this worker's stable name (default: <host>-<pid>); a worker that restarts
                        under its name takes its unfinished sessions back at once
+  --ca FILE            PEM CA certificate(s) that owners' TLS certificates must chain to (runs
+                       started with --tls-cert; default: the system's public roots)
+  --insecure-http      send agents' tokens and code to an owner serving plain HTTP on a
+                       non-loopback address (refused without it; loopback is always allowed)
   --no-auto-resume     do not resume, on its own, a run whose owner died (by default a worker
                        does, for runs whose repository is on its machine: docs/recovery.md;
                        COLONY_AUTO_RESUME=off too)`;
@@ -31,6 +36,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
       slots: { type: 'string' },
       name: { type: 'string' },
       'no-auto-resume': { type: 'boolean' },
+      ca: { type: 'string' },
+      'insecure-http': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     'worker',
@@ -51,6 +58,9 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const name = values.name ?? `${hostname()}-${process.pid}`;
   if (!isSafeAgentName(name))
     throw new UsageError(`worker: --name must be letters, digits, "-", "_" or "." (got "${name}")`);
+
+  const ca = values.ca === undefined ? undefined : caFlag(values.ca);
+  const transport = { ...(ca ? { ca } : {}), insecureHttp: values['insecure-http'] === true };
 
   const opened = await tryOpenStore({ databaseUrl, poolSize: Math.max(10, Math.min(40, slots)) });
   if (!opened.ok) throw new CliFailure(`cannot open the fleet's database: ${opened.error}`);
@@ -73,6 +83,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       slots,
       dir: join(store.home, 'workers', name),
       env: process.env,
+      transport,
       signal: stop.signal,
       say: (line) => process.stderr.write(`${line}\n`),
     });
@@ -83,4 +94,12 @@ export async function workerCommand(argv: string[]): Promise<number> {
     await supervisor?.stop();
     await store.close();
   }
+}
+
+/** `--ca FILE`: read once here, so a bad file is a usage error before the worker joins. */
+function caFlag(file: string): { file: string; pem: Buffer } {
+  const absolute = resolve(file);
+  const pem = readCaFile(absolute);
+  if (!pem.ok) throw new UsageError(`worker: --ca: ${pem.error}`);
+  return { file: absolute, pem: pem.value };
 }

@@ -69,7 +69,12 @@ function nothingFinished(ends: DecidingEnd[]): string {
   const [only] = ends;
   if (!only) return 'no agent ran';
   if (ends.length === 1)
-    return only.end === 'missing' ? `${only.who} did not finish` : `${only.who} failed: ${only.reason}`;
+    return only.end !== 'missing'
+      ? `${only.who} failed: ${only.reason}`
+      : only.reason === 'did not finish'
+        ? `${only.who} did not finish`
+        : // Why it never started (a worker's refusal, a workspace error): the user's next step.
+          `${only.who} did not finish: ${only.reason}`;
   const missing = ends.every((e) => e.end === 'missing');
   const first = ends.find((e) => e.end === 'failed') ?? only;
   return missing

@@ -89,6 +89,20 @@ describe('decideRunStatus', () => {
     });
   });
 
+  it("says why a lone agent never started (a worker's refusal), and only 'did not finish' when it just stopped", () => {
+    const missing = (reason: string) => [{ agent: 'peer-1', started: false as const, error: reason }];
+    expect(
+      decideRunStatus({
+        ends: missing('a worker refused: plain HTTP').map(decidingEnd),
+        endCause: null,
+        verify: null,
+      }),
+    ).toEqual({ status: 'failed', reason: 'peer-1 did not finish: a worker refused: plain HTTP' });
+    expect(
+      decideRunStatus({ ends: missing('did not finish').map(decidingEnd), endCause: null, verify: null }),
+    ).toEqual({ status: 'failed', reason: 'peer-1 did not finish' });
+  });
+
   it('fails a succeeded run on its acceptance check', () => {
     const ends = [done('the lead')];
     const acceptance = (result: { round: number; passed: boolean } | null) => ({
