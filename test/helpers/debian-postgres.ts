@@ -42,6 +42,12 @@ export interface DebianPostgres {
   certFile: string | null;
   /** The server's folder (data, socket, log). */
   dir: string;
+  /**
+   * A crash and a restart: an immediate shutdown (SIGQUIT: every backend dies at once, as at a
+   * kill -9 of the server, and the next start runs crash recovery), `downMs` with no server, then the
+   * same server on the same port again.
+   */
+  crashAndRestart(downMs: number): Promise<void>;
   /** Fast shutdown, then removes the folder. Idempotent. */
   stop(): Promise<void>;
 }
@@ -269,6 +275,20 @@ export async function startDebianPostgres(options: DebianPostgresOptions = {}): 
       sql,
       certFile,
       dir,
+      async crashAndRestart(downMs) {
+        const down = await runPg(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        if (!down.ok) throw new Error(`postgres did not stop: ${down.output.slice(-500)}`);
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        const opts = [...serverOptions, '-p', String(port)].join(' ');
+        const up = await runPg(
+          join(bin, 'pg_ctl'),
+          ['-D', data, '-l', log, '-w', '-t', '60', '-o', opts, 'start'],
+          60_000,
+          options.netns,
+        );
+        if (!up.ok)
+          throw new Error(`postgres did not start again (${up.output.slice(-500)}); log:\n${tail(log)}`);
+      },
       stop: stopNow,
     };
   } catch (err) {
