@@ -83,7 +83,9 @@ export function planDag(nodes: readonly PlanNode[]): DagPlan {
 
   const order = nodes
     .map((n) => n.name)
-    .sort((a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0) || (declared.get(a) ?? 0) - (declared.get(b) ?? 0));
+    .sort(
+      (a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0) || (declared.get(a) ?? 0) - (declared.get(b) ?? 0),
+    );
   // The path starts at the best-ranked node without predecessors (a node with predecessors has a
   // rank no greater than theirs, so the first entry of `order` with no `after` is the start).
   const first = order.find((name) => nodes[declared.get(name) ?? -1]?.after.length === 0);

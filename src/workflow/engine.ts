@@ -144,7 +144,13 @@ function createWorkflow(
       const existing = steps.get(step);
       if (existing) return existing;
       const rank = scope.chain?.rank ?? null;
-      const pending = runStep(stepCtx, { step, stage: scope.stage, keyed, rank }, definition, task, runOptions);
+      const pending = runStep(
+        stepCtx,
+        { step, stage: scope.stage, keyed, rank },
+        definition,
+        task,
+        runOptions,
+      );
       steps.set(step, pending);
       return pending;
     };

@@ -92,7 +92,7 @@ export async function runStep(
       continue;
     }
     if (attempt > 1) await sleep(retryDelayMs(attempt - 1, ctx.retryBaseMs), host.signal);
-      last = await runAttempt(ctx, id, attempt, definition, fullTask, options);
+    last = await runAttempt(ctx, id, attempt, definition, fullTask, options);
     if (last.error?.kind === 'aborted') return { ok: false, error: last.error, step, attempts: attempt };
     await emit('step.attempt', {
       step,
