@@ -32,6 +32,11 @@ export interface DagPlan {
 /** A graph that cannot run: a predecessor that is not a node, or a cycle. */
 export class DagPlanError extends Error {}
 
+/** Whether a program's error message is a DagPlanError's (they all start so). */
+export function isDagPlanMessage(message: string): boolean {
+  return message.startsWith('dag: ');
+}
+
 /** Unknown predecessors and cycles throw DagPlanError (messages name the nodes, a cycle its loop). */
 export function checkDagShape(nodes: readonly PlanNode[]): void {
   const byName = new Map(nodes.map((n) => [n.name, n]));
