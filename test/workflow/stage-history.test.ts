@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatSummary } from '../../src/cli/summary-text.js';
 import type { ScriptedPolicy } from '../../src/model/providers/scripted.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore } from '../helpers/db.js';
@@ -45,6 +46,10 @@ describe('DAG plans weighed by earlier runs of the same program', () => {
     expect(planned[0]?.data.criticalPath).toEqual(CHAIN);
     expect(first.summary.plannedCriticalSteps).toBe(4);
     expect(first.summary.plannedCriticalPath).toEqual(CHAIN);
+    // The summary's text puts the plan (before the run) next to the measured CriticalSteps.
+    expect(formatSummary(first.summary)).toContain(
+      'plan: CriticalSteps 4 before the run (a1 → a2 → a3 → a4) · measured 8',
+    );
   });
 
   it('gives the chain one of the 2 slots from the start in a real run', () => {
