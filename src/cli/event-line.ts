@@ -154,6 +154,8 @@ function describeTeamEvent(kind: string, d: Record<string, unknown>): string {
       return `step ${s(d.step)} ${d.ok ? 'finished' : `failed: ${firstLine(d.error)}`}`;
     case 'sync.finished':
       return `sync point "${s(d.command)}" ${d.passed ? 'passed' : `FAILED (exit ${s(d.exitCode)})`}`;
+    case 'workflow.planned':
+      return `dag planned: CriticalSteps ${s(d.criticalSteps)} (${Array.isArray(d.criticalPath) ? d.criticalPath.join(' → ') : ''})`;
     case 'workflow.finished':
       return `workflow ${d.ok ? 'finished' : `failed: ${firstLine(d.error)}`}`;
     default:

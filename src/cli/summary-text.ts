@@ -24,6 +24,10 @@ export function formatSummary(s: RunSummary): string {
       `  team: CriticalSteps ${s.criticalSteps} · total steps ${s.totalSteps} · parallelism ${s.parallelism.toFixed(2)} · finish rate ${percent(s.finishRate)} (${s.agentsFinished}/${s.agents}) · coordination share ${percent(s.coordinationShareOfInput)} of input, ${percent(s.coordinationShareOfUncachedInput)} of uncached input`,
       '    (what these numbers mean: colony show --help)',
     );
+  if (s.plannedCriticalSteps !== null)
+    lines.push(
+      `  plan: CriticalSteps ${s.plannedCriticalSteps} before the run (${s.plannedCriticalPath.join(' → ')}) · measured ${s.criticalSteps}`,
+    );
   if (s.verify)
     lines.push(
       `  verify: ${s.verify.command} → ${s.verify.passed ? 'passed' : `failed (exit ${s.verify.exitCode})`}`,

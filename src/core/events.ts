@@ -290,6 +290,26 @@ export interface EventPayloads {
     durationMs: number;
   };
   /** `program`: a program the orchestrated lead wrote (run_workflow), whose step ids start with it. */
+  /**
+   * A `w.dag`'s plan, logged before any of its nodes starts (src/workflow/critical-path.ts): `dag` is
+   * its first node's stage id, `stage` the enclosing stage; per node its `weight` (model steps
+   * recorded by an earlier run of the same program, else 1) and `rank` (longest chain from it).
+   */
+  'workflow.planned': {
+    dag: string;
+    stage: string | null;
+    nodes: Array<{
+      stage: string;
+      name: string;
+      after: string[];
+      weight: number;
+      recorded: boolean;
+      rank: number;
+    }>;
+    criticalPath: string[];
+    criticalSteps: number;
+    program?: string;
+  };
   'workflow.finished': { ok: boolean; value?: unknown; error?: string; program?: string };
 
   // Publishing a finished run (src/forge/, docs/forges.md): logged after run.finished, they do not

@@ -1,10 +1,15 @@
 /**
  * The run scheduler (all topologies): at most `concurrency` agents work at once; waiting starts go by
- * priority (higher first, FIFO within a priority); one named agent may start at most
+ * priority (higher first), then rank (a workflow DAG step's remaining critical path, higher first),
+ * FIFO within both; one named agent may start at most
  * `maxStartsPerAgent` times and a run may have at most `maxAgents` distinct agents. A start over a
  * limit is refused as data (`{ ok: false, error }`) without running, and logged as `limit.hit`.
  * Start counts are reserved when `run` is called (not when a slot frees up), so a refused start never
  * waits for a slot first. Pass `previousStarts` on resume so the counts survive a restart.
+ *
+ * `hold()` defers every grant until the hold ends: slots freed and starts asked for meanwhile wait,
+ * then the best waiters get the free slots at once. The workflow engine holds while a finished step's
+ * consequences are logged, so the steps it made ready compete for its slot (critical-path-first).
  */
 import type { EventLog } from '../store/types.js';
 import { LIMIT_NAMES, type SchedulerLimits } from './scheduler/limits.js';
@@ -47,6 +52,7 @@ export class Scheduler {
   private readonly starts = new Map<string, number>();
   private readonly queue = new PriorityQueue<Waiter>();
   private running = 0;
+  private holds = 0;
   private started = 0;
   private refused = 0;
   private concurrencyLogged = false;
@@ -75,7 +81,7 @@ export class Scheduler {
   async run<T>(
     agent: string,
     fn: (release: () => void) => Promise<T>,
-    options: { priority?: number } = {},
+    options: { priority?: number; rank?: number } = {},
   ): Promise<ScheduleResult<T>> {
     if (this.options.signal?.aborted) return this.refuse(abortedError());
     const { limits } = this.options;
@@ -100,7 +106,7 @@ export class Scheduler {
     }
     this.starts.set(agent, (used ?? 0) + 1);
 
-    if (!(await this.acquire(options.priority ?? 0))) {
+    if (!(await this.acquire(options.priority ?? 0, options.rank ?? 0))) {
       // Aborted while queued: the reserved start was never made.
       this.starts.set(agent, (this.starts.get(agent) ?? 1) - 1);
       return this.refuse(abortedError());
@@ -119,6 +125,18 @@ export class Scheduler {
     }
   }
 
+  /** Defers grants until the returned function is called (once; holds nest). */
+  hold(): () => void {
+    this.holds++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.holds--;
+      if (this.holds === 0) this.dispatch();
+    };
+  }
+
   stats(): SchedulerStats {
     return {
       running: this.running,
@@ -129,14 +147,15 @@ export class Scheduler {
     };
   }
 
-  private acquire(priority: number): boolean | Promise<boolean> {
-    if (this.running < this.options.limits.concurrency) {
+  private acquire(priority: number, rank: number): boolean | Promise<boolean> {
+    const free = this.running < this.options.limits.concurrency;
+    if (free && this.holds === 0) {
       this.running++;
       return true;
     }
     // Queued first (keeps FIFO order), then the release hands its slot over (see release()).
-    const granted = new Promise<boolean>((resolve) => this.queue.push(resolve, priority));
-    if (!this.concurrencyLogged) {
+    const granted = new Promise<boolean>((resolve) => this.queue.push(resolve, priority, rank));
+    if (!free && !this.concurrencyLogged) {
       // Queueing is normal for a wide graph: logged once per run, not once per queued start. Not
       // awaited: this start must not wait for the commit (it would start after later queued ones,
       // breaking FIFO, when its slot frees up first); a failing log fails the agents' own appends.
@@ -149,9 +168,18 @@ export class Scheduler {
   }
 
   private release(): void {
-    const next = this.queue.pop();
-    if (next) next(true);
-    else this.running--;
+    this.running--;
+    if (this.holds === 0) this.dispatch();
+  }
+
+  /** Free slots to the best waiters. */
+  private dispatch(): void {
+    while (this.running < this.options.limits.concurrency) {
+      const next = this.queue.pop();
+      if (!next) return;
+      this.running++;
+      next(true);
+    }
   }
 
   private async refuseOverLimit(

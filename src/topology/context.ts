@@ -16,6 +16,7 @@ import type { EndCause } from '../run/run-control.js';
 import type { RunSpec, TopologyName } from '../run/run-spec.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { EventLog } from '../store/types.js';
+import type { RunHistory } from '../workflow/stage-history.js';
 
 /**
  * A model id (`undefined`: the run's own model) → its provider, the same one for the whole run, or why
@@ -39,6 +40,11 @@ export interface RunContext {
   signal: AbortSignal;
   /** Why the run was ended early, if it was. */
   endCause(): EndCause | null;
+  /**
+   * Earlier runs of the store (newest first) and their logs: a workflow program weighs its DAG nodes
+   * by what an earlier run of the same program measured (src/workflow/stage-history.ts). Absent: 1.
+   */
+  history?: RunHistory;
   /** Ends the run early with this cause (peers: the goal is met); agents see the abort signal. */
   endRun(cause: EndCause): void;
   /** Environment for agents' commands, setup and checks (an allow-list; no secrets). */

@@ -124,6 +124,7 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
       ...services,
       spec,
       home: store.home,
+      history: { listRuns: (limit) => store.runs.listRuns(limit), log: store.log },
       signal: control.signal,
       endCause: () => control.cause,
       endRun: (cause) => control.end(cause),

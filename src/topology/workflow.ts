@@ -12,6 +12,7 @@ import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
 import type { EventLog } from '../store/types.js';
 import { programFromSource, runWorkflow, type WorkflowOutcome } from '../workflow/index.js';
+import { recordedStageWeights } from '../workflow/stage-history.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { IntegrationHooks } from '../workspace/integration/types.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
@@ -81,7 +82,14 @@ export function workflowPhases(ctx: RunContext): RunPhases<RunOutcome> {
         }),
       });
       try {
-        outcome = await runWorkflow(loaded.program, host, { args: source.args });
+        // Node weights of the DAG plans (a resumed run schedules by the plans it logged instead).
+        const stageWeights = ctx.history
+          ? await recordedStageWeights(ctx.history, { runId: spec.runId, js: source.js })
+          : undefined;
+        outcome = await runWorkflow(loaded.program, host, {
+          args: source.args,
+          ...(stageWeights ? { stageWeights } : {}),
+        });
       } finally {
         await queue.close();
       }

@@ -214,6 +214,32 @@ interface Node {
   children: Node[];
 }
 
+/**
+ * The plan's CriticalSteps, before the run: the `w.dag` plans the program logged (workflow.planned).
+ * Plans add up (DAGs one after another), except a plan inside a node of another plan, which that
+ * node's weight stands for. Null when the program planned no DAG.
+ */
+export function plannedPath(state: RunState): { criticalSteps: number; criticalPath: string[] } | null {
+  const plans = [...state.workflow.plans.values()];
+  if (plans.length === 0) return null;
+  const nodes = plans.flatMap((p) => p.nodes);
+  const nested = (stage: string | null) =>
+    stage !== null && nodes.some((node) => stage === node || stage.startsWith(`${node}/`));
+  const outer = plans.filter((p) => !nested(p.stage));
+  return {
+    criticalSteps: outer.reduce((sum, p) => sum + p.criticalSteps, 0),
+    criticalPath: outer.flatMap((p) => p.criticalPath),
+  };
+}
+
+/**
+ * Measured steps of every workflow stage (stage id → 1 + its children's longest chain, as in
+ * CriticalSteps): the recorded weights of DAG nodes for the next run of the same program.
+ */
+export function workflowStageSteps(events: readonly StoredEvent[]): Map<string, number> {
+  return stageTree(foldEvents(events)).costs;
+}
+
 /** A workflow run's stage path from its events (folded here; `workflowPath` projects a state). */
 export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCriticalPath {
   return workflowPath(foldEvents(events));
@@ -223,6 +249,23 @@ export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCr
 export function workflowPath(state: RunState): WorkflowCriticalPath {
   let totalSteps = 0;
   for (const agent of state.agents.values()) totalSteps += agent.steps;
+  const { root, cost, longestChain } = stageTree(state);
+  const steps = longestChain(root.children);
+  return {
+    criticalSteps: steps,
+    totalSteps,
+    parallelism: steps > 0 ? Math.round((totalSteps / steps) * 100) / 100 : 0,
+    stages: root.children.filter((n) => n.stage).map((n) => ({ stage: n.id, criticalSteps: cost(n) })),
+  };
+}
+
+/** The stages and steps as a tree, with the cost of a node and of a chain of siblings. */
+function stageTree(state: RunState): {
+  root: Node;
+  cost: (n: Node) => number;
+  longestChain: (children: Node[]) => number;
+  costs: Map<string, number>;
+} {
   const node = (n: WorkflowNode, stage: boolean): Node => ({
     id: n.id,
     start: n.startSeq,
@@ -258,11 +301,6 @@ export function workflowPath(state: RunState): WorkflowCriticalPath {
     });
     return overall;
   };
-  const steps = longestChain(root.children);
-  return {
-    criticalSteps: steps,
-    totalSteps,
-    parallelism: steps > 0 ? Math.round((totalSteps / steps) * 100) / 100 : 0,
-    stages: root.children.filter((n) => n.stage).map((n) => ({ stage: n.id, criticalSteps: cost(n) })),
-  };
+  const costs = new Map([...stages.values()].map((n) => [n.id, cost(n)]));
+  return { root, cost, longestChain, costs };
 }

@@ -44,6 +44,17 @@ export interface TaskRecord {
 }
 
 /** A workflow stage or step (src/workflow) as its events place it in the log, by sequence number. */
+/** A `w.dag`'s plan as logged before it ran (src/workflow/critical-path.ts). */
+export interface WorkflowPlan {
+  dag: string;
+  /** The enclosing stage (null at the top). */
+  stage: string | null;
+  /** Its nodes' stage ids. */
+  nodes: string[];
+  criticalPath: string[];
+  criticalSteps: number;
+}
+
 export interface WorkflowNode {
   id: string;
   /** The enclosing stage (null at the top). */
@@ -96,7 +107,12 @@ export interface RunState
   acceptance: { round: number; passed: boolean } | null;
   tasks: Map<string, TaskRecord>;
   /** Workflow programs: stages and steps by id (fold/workflow.ts). */
-  workflow: { stages: Map<string, WorkflowNode>; steps: Map<string, WorkflowNode> };
+  workflow: {
+    stages: Map<string, WorkflowNode>;
+    steps: Map<string, WorkflowNode>;
+    /** `w.dag` plans by dag id (workflow.planned), in log order. */
+    plans: Map<string, WorkflowPlan>;
+  };
   events: number;
   lastSeq: number;
 }
@@ -131,7 +147,7 @@ export function emptyRunState(): RunState {
     agentVerify: null,
     acceptance: null,
     tasks: new Map(),
-    workflow: { stages: new Map(), steps: new Map() },
+    workflow: { stages: new Map(), steps: new Map(), plans: new Map() },
     events: 0,
     lastSeq: 0,
   };

@@ -4,6 +4,7 @@
  * both show the same agents, steps, tokens and cost.
  */
 import type { ShownRunStatus, StoredEvent, UsageTotals } from '../core/events.js';
+import { plannedPath } from './critical-path.js';
 import { type AgentSetup, type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
 import { foldEvents, type RunState } from './run-state.js';
 import { viewAgents, viewTotals } from './run-view.js';
@@ -46,6 +47,12 @@ export interface RunSummary {
   /** With --workers: how the owner served workers (TLS, or plain HTTP off loopback); else null. */
   fleetTransport: FleetTransportView | null;
   events: number;
+  /**
+   * Workflow programs: the CriticalSteps of the `w.dag` plans, logged before they ran (node weights
+   * recorded by earlier runs of the program, else 1), and their critical path; null without a plan.
+   */
+  plannedCriticalSteps: number | null;
+  plannedCriticalPath: string[];
   // Team metrics (src/view/metrics.ts; docs/orchestrated.md).
   criticalSteps: number;
   totalSteps: number;
@@ -69,6 +76,7 @@ export function summarise(runId: string, events: readonly StoredEvent[]): RunSum
 export function toRunSummary(state: RunState, runId: string): RunSummary {
   const totals = viewTotals(state, viewAgents(state, state.lastMs));
   const metrics = toRunMetrics(state);
+  const planned = plannedPath(state);
   const { uncached, cached, cacheWrite, output } = totals.tokens;
   return {
     runId,
@@ -94,6 +102,8 @@ export function toRunSummary(state: RunState, runId: string): RunSummary {
     sandbox: sandboxView(state.config),
     fleetTransport: fleetTransportView(state.config),
     events: state.events,
+    plannedCriticalSteps: planned?.criticalSteps ?? null,
+    plannedCriticalPath: planned?.criticalPath ?? [],
     ...teamMetrics(metrics),
   };
 }

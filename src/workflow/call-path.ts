@@ -7,6 +7,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 
+/**
+ * Where a scope sits on its `w.dag`'s critical path (critical-path.ts): `rank` is the remaining chain
+ * from the DAG node it belongs to (the scheduler's tie-break for its steps), `tail` what follows the
+ * node (so a DAG inside a node ranks its own nodes as `tail` + their rank). Outside any DAG: none.
+ */
+export interface ChainPosition {
+  rank: number;
+  tail: number;
+}
+
 export class Scope {
   private readonly used = new Map<string, number>();
 
@@ -15,6 +25,8 @@ export class Scope {
     readonly path: string,
     /** Id of the innermost enclosing stage (null outside any stage). */
     readonly stage: string | null,
+    /** Its place on the innermost enclosing DAG's critical path (null outside any DAG). */
+    readonly chain: ChainPosition | null = null,
   ) {}
 
   /** A name unique in this scope: `base`, then `base_2`, `base_3`… in call order. */
@@ -30,7 +42,7 @@ export class Scope {
   }
 
   child(name: string, stage: string | null = this.stage): Scope {
-    return new Scope(this.childId(name), stage);
+    return new Scope(this.childId(name), stage, this.chain);
   }
 }
 

@@ -6,11 +6,13 @@
  */
 import { z } from 'zod';
 import { type EventKind, type EventPayloads, eventOf } from '../core/events.js';
-import { currentScope, inScope, Scope, segment } from './call-path.js';
+import { type ChainPosition, currentScope, inScope, Scope, segment } from './call-path.js';
+import { checkDagShape, type DagPlan, planDag } from './critical-path.js';
 import { dedupeBy } from './dedupe.js';
 import type { Emit, WorkflowHost } from './host.js';
 import { mapLimited } from './limiter.js';
 import { type ReplayIndex, readReplayIndex } from './replay.js';
+import { EngineActivity, holdUntilSettled } from './settle.js';
 import { runStep, type StepContext } from './step.js';
 import type {
   AgentDefinition,
@@ -39,6 +41,17 @@ export interface EngineOptions {
   program?: string;
   /** At most this many items per w.map (more fail the program before any item runs). Default: none. */
   maxMapItems?: number;
+  /**
+   * Recorded model steps of DAG nodes (stage id → steps) from earlier runs of the same program: a
+   * node's weight in its `w.dag` plan (critical-path.ts). A node without one weighs 1.
+   */
+  stageWeights?: ReadonlyMap<string, number>;
+  /**
+   * How `w.dag` orders ready work when agent slots are scarce: `critical-path` (default) starts the
+   * longest remaining chain first; `declaration` is first come, first served in declaration order
+   * (the order before critical-path scheduling; kept to measure one against the other).
+   */
+  dagOrder?: 'critical-path' | 'declaration';
 }
 
 export async function runWorkflow(
@@ -53,9 +66,10 @@ export async function runWorkflow(
       ? { ok: true, value: f.value, replayed: true }
       : { ok: false, error: f.error ?? 'failed', aborted: false, replayed: true };
   }
+  const activity = new EngineActivity();
   const emit: Emit = <K extends EventKind>(kind: K, data: EventPayloads[K], agent: string | null = null) =>
-    host.log.append(eventOf(host.runId, agent, kind, host.scrub(data)));
-  const w = createWorkflow(host, replay, emit, options);
+    activity.track(() => host.log.append(eventOf(host.runId, agent, kind, host.scrub(data))));
+  const w = createWorkflow(host, replay, emit, activity, options);
   let outcome: WorkflowOutcome;
   try {
     const value = await program(w);
@@ -79,10 +93,12 @@ function createWorkflow(
   host: WorkflowHost,
   replay: ReplayIndex,
   emit: Emit,
+  activity: EngineActivity,
   options: EngineOptions,
 ): Workflow {
   const root = new Scope(options.program ?? '', null);
-  const stepCtx: StepContext = { host, replay, emit, retryBaseMs: options.retryBaseMs ?? 500 };
+  const stepCtx: StepContext = { host, replay, emit, retryBaseMs: options.retryBaseMs ?? 500, activity };
+  const criticalPathFirst = (options.dagOrder ?? 'critical-path') === 'critical-path';
   /** Steps by id: a keyed step called twice (or concurrently) runs once. */
   const steps = new Map<string, Promise<StepResult<unknown>>>();
 
@@ -92,6 +108,7 @@ function createWorkflow(
     parentStage: string | null,
     after: string[],
     fn: () => Promise<T>,
+    chain: ChainPosition | null = currentScope(root).chain,
   ): Promise<T> => {
     if (!replay.stagesStarted.has(id))
       await emit('stage.started', { stage: id, name, parent: parentStage, after });
@@ -106,7 +123,7 @@ function createWorkflow(
       });
     };
     try {
-      const value = await inScope(new Scope(id, id), fn);
+      const value = await inScope(new Scope(id, id, chain), fn);
       await finish(true);
       return value;
     } catch (err) {
@@ -126,7 +143,14 @@ function createWorkflow(
         : scope.childId(scope.allocate(definition.name ?? definition.profile));
       const existing = steps.get(step);
       if (existing) return existing;
-      const pending = runStep(stepCtx, { step, stage: scope.stage, keyed }, definition, task, runOptions);
+      const rank = scope.chain?.rank ?? null;
+      const pending = runStep(
+        stepCtx,
+        { step, stage: scope.stage, keyed, rank },
+        definition,
+        task,
+        runOptions,
+      );
       steps.set(step, pending);
       return pending;
     };
@@ -137,6 +161,48 @@ function createWorkflow(
     const scope = currentScope(root);
     const base = scope.allocate(label);
     return mapLimited(fns, limit, (fn, i) => inScope(scope.child(`${base}-${i}`), fn));
+  };
+
+  /**
+   * A DAG's plan: the one logged by an earlier process of this run (so a resumed program schedules
+   * as it did), else weighed now (recorded steps of earlier runs, else 1) and logged as
+   * `workflow.planned` before any of its nodes starts.
+   */
+  const planOf = async (
+    stage: string | null,
+    names: string[],
+    nodes: Record<string, DagNode>,
+    ids: ReadonlyMap<string, string>,
+  ): Promise<{ plan: DagPlan; nodes: Array<{ name: string; weight: number }> }> => {
+    const dag = ids.get(names[0] ?? '') ?? '';
+    const logged = replay.plans.get(dag);
+    const loggedWeight = new Map(logged?.nodes.map((n) => [n.stage, n.weight]));
+    const weighed = names.map((name) => {
+      const id = ids.get(name) as string;
+      const recorded = options.stageWeights?.get(id);
+      const weight = loggedWeight.get(id) ?? recorded ?? 1;
+      return { name, id, after: nodes[name]?.after ?? [], weight, recorded: recorded !== undefined };
+    });
+    const plan = planDag(weighed);
+    if (!logged && names.length > 0) {
+      const idOf = (name: string) => ids.get(name) as string;
+      await emit('workflow.planned', {
+        dag,
+        stage,
+        nodes: weighed.map((n) => ({
+          stage: n.id,
+          name: n.name,
+          after: n.after.map(idOf),
+          weight: n.weight,
+          recorded: n.recorded,
+          rank: plan.ranks.get(n.name) ?? 0,
+        })),
+        criticalPath: plan.criticalPath.map(idOf),
+        criticalSteps: plan.criticalSteps,
+        ...(options.program !== undefined ? { program: options.program } : {}),
+      });
+    }
+    return { plan, nodes: weighed };
   };
 
   return {
@@ -161,9 +227,17 @@ function createWorkflow(
     async dag(nodes) {
       const scope = currentScope(root);
       const names = Object.keys(nodes);
-      checkDag(nodes);
+      checkDagShape(names.map((name) => ({ name, after: nodes[name]?.after ?? [], weight: 1 })));
       // Ids are allocated up front in declaration order, so they do not depend on finishing order.
       const ids = new Map(names.map((name) => [name, scope.childId(scope.allocate(name))]));
+      const plan = await planOf(scope.stage, names, nodes, ids);
+      const tail = scope.chain?.tail ?? 0;
+      const weights = new Map(plan.nodes.map((n) => [n.name, n.weight]));
+      const chainOf = (name: string): ChainPosition | null => {
+        if (!criticalPathFirst) return null;
+        const rank = tail + (plan.plan.ranks.get(name) ?? 0);
+        return { rank, tail: rank - (weights.get(name) ?? 0) };
+      };
       const running = new Map<string, Promise<unknown>>();
       const start = (name: string): Promise<unknown> => {
         let pending = running.get(name);
@@ -180,11 +254,17 @@ function createWorkflow(
             scope.stage,
             after.map((a) => ids.get(a) as string),
             () => node.run(inputs),
+            chainOf(name),
           );
         })();
         running.set(name, pending);
         return pending;
       };
+      if (criticalPathFirst) {
+        // The ready nodes ask for slots together; the longest chains get them (critical-path.ts).
+        holdUntilSettled(host.slots, activity);
+        for (const name of plan.plan.order) start(name);
+      }
       const values = await Promise.all(names.map(start));
       return Object.fromEntries(names.map((name, i) => [name, values[i]])) as never;
     },
@@ -210,21 +290,6 @@ function createWorkflow(
     },
     dedupe: dedupeBy,
   };
-}
-
-/** Unknown predecessors and cycles are program errors: they fail the workflow before anything runs. */
-function checkDag(nodes: Record<string, DagNode>): void {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (name: string, path: string[]) => {
-    const node = nodes[name];
-    if (!node) throw new Error(`dag: node "${path.at(-1)}" waits for unknown node "${name}"`);
-    if (state.get(name) === 'done') return;
-    if (state.get(name) === 'visiting') throw new Error(`dag: cycle ${[...path, name].join(' → ')}`);
-    state.set(name, 'visiting');
-    for (const next of node.after ?? []) visit(next, [...path, name]);
-    state.set(name, 'done');
-  };
-  for (const name of Object.keys(nodes)) visit(name, []);
 }
 
 /** The program's result goes into the log as JSON. */

@@ -1,12 +1,27 @@
 /**
  * Agent slots of a workflow run: the contract of the run scheduler (src/run/scheduler.ts), which
- * backs it in a real run — at most `concurrency` agents at once, higher priority first, start limits.
+ * backs it in a real run — at most `concurrency` agents at once, higher priority first (then the
+ * longer remaining critical path), start limits.
  */
 export type SlotError = { kind: 'thread_limit_error' | 'agent_limit_error' | 'aborted'; message: string };
 export type SlotResult<T> = { ok: true; value: T } | { ok: false; error: SlotError };
 
 export interface AgentSlots {
-  run<T>(agent: string, fn: () => Promise<T>, options?: { priority?: number }): Promise<SlotResult<T>>;
+  /**
+   * `priority` (the step's option) goes first; `rank` (the step's remaining critical path in its
+   * `w.dag`, critical-path.ts) breaks ties among waiting starts of one priority.
+   */
+  run<T>(
+    agent: string,
+    fn: () => Promise<T>,
+    options?: { priority?: number; rank?: number },
+  ): Promise<SlotResult<T>>;
+  /**
+   * Defers every grant until the returned function is called (the scheduler's `hold`): the engine
+   * holds while a finished step's consequences are logged, so the steps it made ready compete for
+   * the slot it frees. Optional: slots without it grant first come, first served.
+   */
+  hold?(): () => void;
 }
 
 /** A plain limiter for w.map's `concurrency` (no priorities). */

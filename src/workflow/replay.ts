@@ -9,6 +9,8 @@ export interface ReplayIndex {
   attempts: Map<string, StoredEvent<'step.attempt'>['data']>;
   stepsFinished: Map<string, StoredEvent<'step.finished'>['data']>;
   syncs: Map<string, StoredEvent<'sync.finished'>['data']>;
+  /** `w.dag` plans by their `dag` id: a resumed program schedules by the plan it logged. */
+  plans: Map<string, StoredEvent<'workflow.planned'>['data']>;
   finished: StoredEvent<'workflow.finished'>['data'] | null;
 }
 
@@ -25,6 +27,7 @@ export async function readReplayIndex(log: EventLog, runId: string, program?: st
     attempts: new Map(),
     stepsFinished: new Map(),
     syncs: new Map(),
+    plans: new Map(),
     finished: null,
   };
   const events = await log.read(runId, {
@@ -35,6 +38,7 @@ export async function readReplayIndex(log: EventLog, runId: string, program?: st
       'step.attempt',
       'step.finished',
       'sync.finished',
+      'workflow.planned',
       'workflow.finished',
     ],
   });
@@ -66,6 +70,9 @@ export async function readReplayIndex(log: EventLog, runId: string, program?: st
         index.syncs.set(data.step, data);
         break;
       }
+      case 'workflow.planned':
+        index.plans.set(event.data.dag, event.data);
+        break;
       case 'workflow.finished':
         if (event.data.program === program) index.finished = event.data;
         break;

@@ -10,6 +10,7 @@ import { attemptAgentName, hashText } from './call-path.js';
 import type { AttemptOutcome, Emit, WorkflowHost } from './host.js';
 import { outputInstruction, parseOutput, repairTask } from './output.js';
 import { attemptKey, type ReplayIndex } from './replay.js';
+import { type EngineActivity, holdUntilSettled } from './settle.js';
 import type { AgentDefinition, RunOptions, StepError, StepErrorKind, StepResult } from './types.js';
 
 export class WorkflowDeterminismError extends Error {}
@@ -20,6 +21,16 @@ export interface StepContext {
   emit: Emit;
   /** Back-off base in ms (tests shorten it). */
   retryBaseMs: number;
+  /** The engine's log writes: a DAG step's end holds the slots until they settled (settle.ts). */
+  activity: EngineActivity;
+}
+
+/** A step's id and place: `rank` is its remaining critical path in a `w.dag` (null outside one). */
+export interface StepPlace {
+  step: string;
+  stage: string | null;
+  keyed: boolean;
+  rank: number | null;
 }
 
 interface AttemptEnd {
@@ -35,7 +46,7 @@ const FINAL_KINDS: ReadonlySet<StepErrorKind> = new Set(['budget', 'limit', 'abo
 
 export async function runStep(
   ctx: StepContext,
-  id: { step: string; stage: string | null; keyed: boolean },
+  id: StepPlace,
   definition: AgentDefinition,
   task: string,
   options: RunOptions<z.ZodType | undefined>,
@@ -70,7 +81,7 @@ export async function runStep(
     const previous = replay.attempts.get(attemptKey(step, attempt));
     if (previous?.ok) {
       // A crash between step.attempt and step.finished: the attempt's agents replay from the log.
-      last = await runAttempt(ctx, step, attempt, definition, fullTask, options);
+      last = await runAttempt(ctx, id, attempt, definition, fullTask, options);
       if (last.error?.kind === 'aborted') return { ok: false, error: last.error, step, attempts: attempt };
       break;
     }
@@ -81,7 +92,7 @@ export async function runStep(
       continue;
     }
     if (attempt > 1) await sleep(retryDelayMs(attempt - 1, ctx.retryBaseMs), host.signal);
-    last = await runAttempt(ctx, step, attempt, definition, fullTask, options);
+    last = await runAttempt(ctx, id, attempt, definition, fullTask, options);
     if (last.error?.kind === 'aborted') return { ok: false, error: last.error, step, attempts: attempt };
     await emit('step.attempt', {
       step,
@@ -119,14 +130,15 @@ export async function runStep(
 
 async function runAttempt(
   ctx: StepContext,
-  step: string,
+  place: StepPlace,
   attempt: number,
   definition: AgentDefinition,
   task: string,
   options: RunOptions<z.ZodType | undefined>,
 ): Promise<AttemptEnd> {
+  const { step, rank } = place;
   const agent = attemptAgentName(step, attempt, false);
-  const first = await runAgentOnce(ctx, agent, definition, task, options);
+  const first = await runAgentOnce(ctx, agent, rank, definition, task, options);
   if (!first.ok) return { ok: false, text: '', agents: [agent], error: first.error };
   const text = first.outcome.finalText;
   if (!options.output) return { ok: true, value: text, text, agents: [agent] };
@@ -139,6 +151,7 @@ async function runAttempt(
   const repair = await runAgentOnce(
     ctx,
     repairAgent,
+    rank,
     definition,
     repairTask(task, text, parsed.problem),
     options,
@@ -159,6 +172,7 @@ type AgentRun = { ok: true; outcome: AttemptOutcome } | { ok: false; error: Step
 async function runAgentOnce(
   ctx: StepContext,
   agent: string,
+  rank: number | null,
   definition: AgentDefinition,
   task: string,
   options: RunOptions<z.ZodType | undefined>,
@@ -178,17 +192,23 @@ async function runAgentOnce(
   try {
     const slot = await host.slots.run(
       agent,
-      () =>
-        host.runAttempt({
-          agent,
-          profile: definition.profile,
-          instructions: definition.instructions,
-          task,
-          maxSteps: definition.maxSteps ?? host.defaultMaxSteps,
-          signal: controller.signal,
-          budget: options.budget,
-        }),
-      { priority: options.priority ?? 0 },
+      async () => {
+        try {
+          return await host.runAttempt({
+            agent,
+            profile: definition.profile,
+            instructions: definition.instructions,
+            task,
+            maxSteps: definition.maxSteps ?? host.defaultMaxSteps,
+            signal: controller.signal,
+            budget: options.budget,
+          });
+        } finally {
+          // A DAG step's slot goes to the best step waiting once this end's consequences are logged.
+          if (rank !== null) holdUntilSettled(host.slots, ctx.activity);
+        }
+      },
+      { priority: options.priority ?? 0, ...(rank !== null ? { rank } : {}) },
     );
     if (!slot.ok) {
       const kind = slot.error.kind === 'aborted' ? 'aborted' : 'limit';

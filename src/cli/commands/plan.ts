@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { terminalJson, terminalText } from '../../core/terminal-text.js';
 import {
   checkEvalDir,
@@ -15,13 +16,18 @@ import {
   planPage,
   planRun,
 } from '../../eval/plan/index.js';
+import { workflowStageSteps } from '../../view/critical-path.js';
+import { isDagPlanMessage } from '../../workflow/critical-path.js';
+import { formatProgramPlan, planProgramFile } from '../../workflow/plan-program.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure, withStore } from '../store-access.js';
+import { parseArgPairs } from './workflow.js';
 
 export const PLAN_HELP = `colony plan RUN [--json] [--html FILE] [--sizes 1,2,3,…] [--seed N] [--samples N]
 colony plan --tasks FILE.json [--json] [--html FILE] [--sizes …] [--seed N] [--samples N]
 colony plan --check RUN [--from OTHER_RUN] [--json] [--seed N] [--samples N]
 colony plan --check-eval DIR [--json] [--seed N] [--samples N]
+colony plan --workflow FILE [--arg K=V]... [--from RUN] [--json]
 
 How big a team the work could use (docs/eval.md, "colony plan"): the task graph of a recorded run
 (orchestrated: lead turns and assigned tasks; workflow: its steps, stages and w.dag; a peers task
@@ -36,9 +42,44 @@ charts as one self-contained page. Read-only.
 from its own task graph or --from another run's (e.g. a solo run of the same goal forecasting a
 team); Monte-Carlo samples default to 1000 here. --check-eval DIR: --check over every run of an eval
 directory (each run from itself, and each team run from the baseline arm's run of its task), with the
-error statistics.`;
+error statistics.
+
+--workflow FILE: the w.dag plans of a workflow program without running it (no agent, no command,
+no store unless --from): per DAG its nodes with their weight and rank (the longest chain from the
+node), its critical path and CriticalSteps — the order a run starts ready nodes in when agent slots
+are scarce (docs/workflows.md, "Critical-path scheduling"). Steps resolve as failures, so a program
+that branches on their results may plan fewer DAGs than a run. Weights: 1 per node, or with --from
+RUN the steps that run (of the same program) measured per node.`;
 
 const CHECK_SAMPLES = 1000;
+
+/** --workflow FILE: the program's DAG plans, weighed by --from RUN's measured stages when given. */
+async function planWorkflowFile(
+  file: string,
+  args: Record<string, string>,
+  from: string | undefined,
+  json: boolean,
+): Promise<number> {
+  const weights =
+    from === undefined
+      ? undefined
+      : await withStore(async (store) => {
+          if (!(await store.runs.getRun(from))) throw new UsageError(`plan: no run ${from}`);
+          return workflowStageSteps(await store.log.read(from));
+        });
+  const planned = await planProgramFile(resolve(file), {
+    args,
+    ...(weights ? { stageWeights: weights } : {}),
+  });
+  if (!planned.ok) throw new UsageError(`plan: ${planned.error}`);
+  // A cycle or an unknown predecessor is the program's error, not a missing step result.
+  const stopped = planned.plan.stopped;
+  if (stopped !== null && isDagPlanMessage(stopped)) throw new CliFailure(`plan: ${file}: ${stopped}`);
+  process.stdout.write(
+    `${json ? terminalJson(planned.plan) : terminalText(formatProgramPlan(planned.plan))}\n`,
+  );
+  return 0;
+}
 
 /** --sizes, or undefined: every size up to the task count (planSizes). */
 function sizesFlag(value: string | undefined): number[] | undefined {
@@ -73,6 +114,8 @@ export async function planCommand(argv: string[]): Promise<number> {
       check: { type: 'string' },
       from: { type: 'string' },
       'check-eval': { type: 'string' },
+      workflow: { type: 'string' },
+      arg: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     'plan',
@@ -91,14 +134,25 @@ export async function planCommand(argv: string[]): Promise<number> {
   };
   // A check scores one team size, so it can afford more samples (less Monte-Carlo noise in the p50).
   const checkOptions = { ...options, samples: numberFlag(values.samples, 'samples', 'int') ?? CHECK_SAMPLES };
-  const modes = [positionals.length > 0, values.tasks, values.check, values['check-eval']].filter(Boolean);
+  const modes = [
+    positionals.length > 0,
+    values.tasks,
+    values.check,
+    values['check-eval'],
+    values.workflow,
+  ].filter(Boolean);
   if (modes.length !== 1 || positionals.length > 1)
     throw new UsageError(
-      'plan: give one of RUN, --tasks FILE, --check RUN or --check-eval DIR (colony plan --help)',
+      'plan: give one of RUN, --tasks FILE, --check RUN, --check-eval DIR or --workflow FILE (colony plan --help)',
     );
-  if (values.from !== undefined && values.check === undefined)
-    throw new UsageError('plan: --from goes with --check RUN');
+  if (values.from !== undefined && values.check === undefined && values.workflow === undefined)
+    throw new UsageError('plan: --from goes with --check RUN or --workflow FILE');
+  if (values.arg !== undefined && values.workflow === undefined)
+    throw new UsageError('plan: --arg goes with --workflow FILE');
   const json = values.json === true;
+
+  if (values.workflow !== undefined)
+    return planWorkflowFile(values.workflow, parseArgPairs(values.arg ?? []), values.from, json);
 
   if (values.tasks !== undefined) {
     let text: string;

@@ -1,9 +1,11 @@
 /**
- * A binary heap of waiters: higher priority first, first-in-first-out within a priority (by a
- * sequence number), so a wide graph with thousands of queued starts stays O(log n) per operation.
+ * A binary heap of waiters: higher priority first, then higher rank (a workflow step's remaining
+ * critical path; 0 when the caller gave none), first-in-first-out within both (by a sequence
+ * number), so a wide graph with thousands of queued starts stays O(log n) per operation.
  */
 interface Entry<T> {
   priority: number;
+  rank: number;
   seq: number;
   value: T;
 }
@@ -16,8 +18,8 @@ export class PriorityQueue<T> {
     return this.heap.length;
   }
 
-  push(value: T, priority: number): void {
-    this.heap.push({ priority, seq: this.nextSeq++, value });
+  push(value: T, priority: number, rank = 0): void {
+    this.heap.push({ priority, rank, seq: this.nextSeq++, value });
     this.up(this.heap.length - 1);
   }
 
@@ -40,7 +42,8 @@ export class PriorityQueue<T> {
   }
 
   private before(a: Entry<T>, b: Entry<T>): boolean {
-    return a.priority !== b.priority ? a.priority > b.priority : a.seq < b.seq;
+    if (a.priority !== b.priority) return a.priority > b.priority;
+    return a.rank !== b.rank ? a.rank > b.rank : a.seq < b.seq;
   }
 
   private up(index: number): void {

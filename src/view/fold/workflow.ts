@@ -32,6 +32,16 @@ export const workflowHandlers: Handlers = {
   'step.attempt': ({ state, event }) => {
     state.workflow.steps.get(event.data.step)?.agents.push(...event.data.agents);
   },
+  'workflow.planned': ({ state, event }) => {
+    const d = event.data;
+    state.workflow.plans.set(d.dag, {
+      dag: d.dag,
+      stage: d.stage,
+      nodes: d.nodes.map((n) => n.stage),
+      criticalPath: d.criticalPath,
+      criticalSteps: d.criticalSteps,
+    });
+  },
   'step.finished': ({ state, event }) => {
     const node = state.workflow.steps.get(event.data.step);
     if (node) node.endSeq = event.seq;
