@@ -61,7 +61,7 @@ function turnsOf(
 }
 
 /** The lead: the agent that assigned the first task, else one started as `lead` that answered. */
-function leadOf(state: RunState): string | null {
+export function leadOf(state: RunState): string | null {
   const first = state.tasks.values().next();
   if (!first.done) return first.value.lead;
   for (const agent of state.agents.values())
