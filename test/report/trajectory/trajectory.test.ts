@@ -202,7 +202,7 @@ describe('orchestrator trajectories: rewards known by construction', () => {
   it('a lead program (run_workflow): its steps in the decision, its stage path in CriticalSteps', async () => {
     const base = orchestratedPolicy();
     const program =
-      "const r = await w.map(['alpha', 'beta', 'gamma'], (item) => w.agent('explore').run(`Describe ${item}`));\n" +
+      "const r = await w.map(['alpha', 'beta', 'gamma'], (item) => w.agent('explore').run('Describe ' + item));\n" +
       'return r.map((x) => x.ok);';
     const policy: ScriptedPolicy = (request, index) => {
       if (!isLead(request.system)) return base(request, index);
