@@ -105,7 +105,12 @@ export function leadDecisions(
         result: result ? { isError: result.isError, content: result.content } : null,
       };
     });
-    const tasks = (tasksByStep.get(step) ?? []).map((e): DecisionTask => {
+    // In the order of the response's calls (the log has them in the order they were started).
+    const callOrder = new Map(turn.toolCalls.map((call, i) => [call.id, i]));
+    const assigned = [...(tasksByStep.get(step) ?? [])].sort(
+      (a, b) => (callOrder.get(a.data.callId) ?? 0) - (callOrder.get(b.data.callId) ?? 0),
+    );
+    const tasks = assigned.map((e): DecisionTask => {
       const end = taskEnds.get(e.data.task);
       return {
         task: e.data.task,

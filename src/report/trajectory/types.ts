@@ -79,14 +79,17 @@ export interface DecisionRecord {
   calls: DecisionCall[];
   /** Subagents this decision created (`subagent.created`). */
   created: Array<{ name: string; profile: string; model: string; maxSteps: number }>;
-  /** What ran as a result: the tasks run together (bounded by the scheduler) and the programs. */
+  /** What ran as a result: the tasks (in call order; run together, bounded by the scheduler) and the programs. */
   parallel: {
     tasks: DecisionTask[];
     programs: DecisionProgram[];
     /** Distinct subagents among `tasks`: a subagent's own tasks run one after another. */
     agents: number;
   };
-  /** The decision's share of CriticalSteps: 1 + the largest task step count (view/critical-path.ts). */
+  /**
+   * The decision's share of CriticalSteps (view/critical-path.ts): 1 + the slowest subagent's steps
+   * (its tasks of this turn added up) + the stage paths of its programs.
+   */
   criticalSteps: number;
   /** Model responses the decision accounts for: 1 (its own) + its tasks' steps + its programs' steps. */
   steps: number;
