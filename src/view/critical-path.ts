@@ -3,8 +3,7 @@
  * computed from the one fold (run-state.ts), by the shape of the run:
  *
  * - Orchestrated (the lead assigned tasks): Σ over the lead's turns of the turn itself (1 step) plus
- *   the slowest subagent of the tasks that turn assigned (a subagent given several tasks in one turn
- *   runs them one after another: their steps add up). This is issue 5's CriticalSteps definition. A
+ *   the longest subagent task that turn assigned. This is issue 5's CriticalSteps definition. A
  *   program the turn ran (`run_workflow`, ids `wf<lead step>-<call id>/…`) adds its own stage path
  *   (as a workflow run's, below); programs of one turn run one after another, so they add up.
  * - Workflow programs (stage and step events, src/workflow; REFERENCE §1): a stage costs 1 + the
@@ -35,7 +34,7 @@ export interface LeadTurn {
   tasks: Array<{ task: string; agent: string; steps: number | null }>;
   /** Programs this turn ran (run_workflow), each with its stage path in steps. */
   programs: Array<{ program: string; criticalSteps: number }>;
-  /** 1 + the slowest subagent's steps in this turn (slowestSubagent) + its programs' paths. */
+  /** 1 + the largest task step count of this turn + its programs' paths. */
   criticalSteps: number;
 }
 
@@ -65,16 +64,6 @@ function turnsOf(
     .map((bar) => ({ bar, tasks: byStep.get(bar.step) ?? [] }));
 }
 
-/**
- * The steps of the turn's slowest subagent: a subagent's tasks of one turn run one after another
- * (docs/orchestrated.md), so its steps add up; different subagents run in parallel.
- */
-function slowestSubagent(tasks: ReadonlyArray<{ agent: string; steps: number | null }>): number {
-  const perAgent = new Map<string, number>();
-  for (const t of tasks) perAgent.set(t.agent, (perAgent.get(t.agent) ?? 0) + (t.steps ?? 0));
-  return Math.max(0, ...perAgent.values());
-}
-
 /** The lead: the agent that assigned the first task, else one started as `lead` that answered. */
 export function leadOf(state: RunState): string | null {
   const first = state.tasks.values().next();
@@ -97,7 +86,10 @@ export function criticalSteps(state: RunState): { steps: number; leadTurns: Lead
           step: bar.step,
           tasks: list,
           programs: ran,
-          criticalSteps: 1 + slowestSubagent(list) + ran.reduce((sum, p) => sum + p.criticalSteps, 0),
+          criticalSteps:
+            1 +
+            Math.max(0, ...list.map((t) => t.steps ?? 0)) +
+            ran.reduce((sum, p) => sum + p.criticalSteps, 0),
         };
       },
     );

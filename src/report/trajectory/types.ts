@@ -87,8 +87,8 @@ export interface DecisionRecord {
     agents: number;
   };
   /**
-   * The decision's share of CriticalSteps (view/critical-path.ts): 1 + the slowest subagent's steps
-   * (its tasks of this turn added up) + the stage paths of its programs.
+   * The decision's share of CriticalSteps (view/critical-path.ts): 1 + its longest task's steps +
+   * the stage paths of its programs.
    */
   criticalSteps: number;
   /** Model responses the decision accounts for: 1 (its own) + its tasks' steps + its programs' steps. */
