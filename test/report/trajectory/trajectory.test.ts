@@ -17,6 +17,7 @@ import { prepareRun, recordNewRun } from '../../../src/cli/new-run.js';
 import type { StoredEvent } from '../../../src/core/events.js';
 import { orchestratedPolicy } from '../../../src/demo/orchestrated-policy.js';
 import { createScriptedProvider, type ScriptedPolicy } from '../../../src/model/providers/scripted.js';
+import type { ModelRequest } from '../../../src/model/types.js';
 import {
   type DecisionRecord,
   type EpisodeRecord,
@@ -170,11 +171,20 @@ describe('orchestrator trajectories: rewards known by construction', () => {
   });
 
   it('well-parallel: four subagents in one turn → r_parallel 1 − 5/14', async () => {
+    const base = orchestratedPolicy();
+    // What the lead's model was really sent, to compare with the requests rebuilt from the log.
+    const sent: ModelRequest[] = [];
+    const policy: ScriptedPolicy = (request, index) => {
+      if (isLead(request.system)) sent.push(structuredClone(request));
+      return base(request, index);
+    };
     const { events, decisions, episode } = await run(
       'Inspect the repository. plan: a:3,b:3,c:3,d:3',
-      orchestratedPolicy(),
+      policy,
       'true',
     );
+    expect(decisions.map((d) => d.request.messages)).toEqual(sent.map((r) => r.messages));
+    expect(decisions.map((d) => d.request.system)).toEqual(sent.map((r) => r.system));
     // Turn 1: 1 + the slowest of four 3-step tasks; turn 2: 1. Total: 2 lead turns + 4 × 3.
     const critical = 1 + 3 + 1;
     const total = 2 + 4 * 3;
