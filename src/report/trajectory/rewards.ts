@@ -11,7 +11,7 @@
  */
 import type { StoredEvent } from '../../core/events.js';
 import type { RunMetrics } from '../../view/metrics.js';
-import type { DecisionRecord, EpisodeRecord, PerfSource } from './types.js';
+import { type DecisionRecord, type EpisodeRecord, type PerfSource, TRAJECTORY_VERSION } from './types.js';
 
 export interface Delegation {
   subagentsCreated: number;
@@ -80,7 +80,7 @@ export function episodeRecord(input: {
   const delegation = delegationOf(input.decisions);
   const perf = rPerf(input.events, input.evalScore);
   return {
-    v: 1,
+    v: TRAJECTORY_VERSION,
     type: 'episode',
     runId: input.runId,
     topology: input.topology,
