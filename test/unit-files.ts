@@ -81,6 +81,7 @@ export const unitFiles: readonly string[] = [
   'test/notify/settings.test.ts',
   'test/proxy/namespaced-calls.test.ts',
   'test/report/report-page.test.ts',
+  'test/report/trajectory/rewards.test.ts',
   'test/run/run-catalog.test.ts',
   'test/server/static.test.ts',
   'test/store/anchor/anchor-record.test.ts',

@@ -15,6 +15,8 @@ usage: colony <command> [options]
   runs               list runs
   show RUN           a run's summary and timeline
   report RUN         a self-contained HTML report with charts (--out DIR)
+  export RUN         the lead's decisions and the episode's rewards (r_parallel, r_finish, r_perf)
+                     as JSONL for training (--format trajectory, --out FILE)
   publish RUN        push a run's result branch to a git remote and open a pull request on
                      GitHub, GitLab or Gitea (--remote, --pr: colony publish --help)
   compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
@@ -51,6 +53,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   supervise: async () => (await import('./commands/supervise.js')).superviseCommand,
   show: async () => (await import('./commands/show.js')).showCommand,
   report: async () => (await import('./commands/report.js')).reportCommand,
+  export: async () => (await import('./commands/export.js')).exportCommand,
   publish: async () => (await import('./commands/publish.js')).publishCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,

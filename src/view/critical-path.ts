@@ -3,7 +3,9 @@
  * computed from the one fold (run-state.ts), by the shape of the run:
  *
  * - Orchestrated (the lead assigned tasks): Σ over the lead's turns of the turn itself (1 step) plus
- *   the longest subagent task that turn assigned. This is issue 5's CriticalSteps definition.
+ *   the longest subagent task that turn assigned. This is issue 5's CriticalSteps definition. A
+ *   program the turn ran (`run_workflow`, ids `wf<lead step>-<call id>/…`) adds its own stage path
+ *   (as a workflow run's, below); programs of one turn run one after another, so they add up.
  * - Workflow programs (stage and step events, src/workflow; REFERENCE §1): a stage costs 1 + the
  *   longest chain of its children, a step the model steps of its attempts' agents (attempts and
  *   repairs run one after another). Children that overlap in the log (one started before the other
@@ -30,7 +32,9 @@ import type { AgentView, CriticalPath, CriticalSegment, TimelineBar, TimelineLan
 export interface LeadTurn {
   step: number;
   tasks: Array<{ task: string; agent: string; steps: number | null }>;
-  /** 1 + the largest task step count of this turn. */
+  /** Programs this turn ran (run_workflow), each with its stage path in steps. */
+  programs: Array<{ program: string; criticalSteps: number }>;
+  /** 1 + the largest task step count of this turn + its programs' paths. */
   criticalSteps: number;
 }
 
@@ -61,7 +65,7 @@ function turnsOf(
 }
 
 /** The lead: the agent that assigned the first task, else one started as `lead` that answered. */
-function leadOf(state: RunState): string | null {
+export function leadOf(state: RunState): string | null {
   const first = state.tasks.values().next();
   if (!first.done) return first.value.lead;
   for (const agent of state.agents.values())
@@ -73,13 +77,19 @@ function leadOf(state: RunState): string | null {
 export function criticalSteps(state: RunState): { steps: number; leadTurns: LeadTurn[] } {
   const lead = leadOf(state);
   if (lead !== null) {
+    const programs = leadPrograms(state);
     const leadTurns = turnsOf(lead, state.bars.get(lead) ?? [], [...state.tasks.values()]).map(
       ({ bar, tasks }): LeadTurn => {
         const list = tasks.map((t) => ({ task: t.task, agent: t.agent, steps: t.steps }));
+        const ran = programs.get(bar.step) ?? [];
         return {
           step: bar.step,
           tasks: list,
-          criticalSteps: 1 + Math.max(0, ...list.map((t) => t.steps ?? 0)),
+          programs: ran,
+          criticalSteps:
+            1 +
+            Math.max(0, ...list.map((t) => t.steps ?? 0)) +
+            ran.reduce((sum, p) => sum + p.criticalSteps, 0),
         };
       },
     );
@@ -245,11 +255,36 @@ export function workflowCriticalPath(events: readonly StoredEvent[]): WorkflowCr
   return workflowPath(foldEvents(events));
 }
 
-/** A workflow program's stage path (its stages and steps, with their agents' steps). */
-export function workflowPath(state: RunState): WorkflowCriticalPath {
+/** The lead's programs (run_workflow) by the lead step that ran them, each with its stage path. */
+function leadPrograms(state: RunState): Map<number, Array<{ program: string; criticalSteps: number }>> {
+  const ids = new Set<string>();
+  for (const nodes of [state.workflow.stages, state.workflow.steps])
+    for (const id of nodes.keys()) {
+      const program = /^wf\d+-[^/]+/.exec(id)?.[0];
+      if (program) ids.add(program);
+    }
+  const byStep = new Map<number, Array<{ program: string; criticalSteps: number }>>();
+  for (const program of ids) {
+    const step = Number.parseInt(program.slice(2), 10);
+    const list = byStep.get(step) ?? [];
+    byStep.set(step, list);
+    const within = (id: string) => id.startsWith(`${program}/`);
+    list.push({ program, criticalSteps: workflowPath(state, within).criticalSteps });
+  }
+  return byStep;
+}
+
+/**
+ * A workflow program's stage path (its stages and steps, with their agents' steps); `within` keeps
+ * only the nodes of one program (by id).
+ */
+export function workflowPath(
+  state: RunState,
+  within: (id: string) => boolean = () => true,
+): WorkflowCriticalPath {
   let totalSteps = 0;
   for (const agent of state.agents.values()) totalSteps += agent.steps;
-  const { root, cost, longestChain } = stageTree(state);
+  const { root, cost, longestChain } = stageTree(state, within);
   const steps = longestChain(root.children);
   return {
     criticalSteps: steps,
@@ -259,8 +294,14 @@ export function workflowPath(state: RunState): WorkflowCriticalPath {
   };
 }
 
-/** The stages and steps as a tree, with the cost of a node and of a chain of siblings. */
-function stageTree(state: RunState): {
+/**
+ * The stages and steps as a tree, with the cost of a node and of a chain of siblings; `within` keeps
+ * only the nodes of one program (by id).
+ */
+function stageTree(
+  state: RunState,
+  within: (id: string) => boolean = () => true,
+): {
   root: Node;
   cost: (n: Node) => number;
   longestChain: (children: Node[]) => number;
@@ -277,11 +318,12 @@ function stageTree(state: RunState): {
   const stages = new Map<string, Node>();
   const placed: Array<[Node, string | null]> = [];
   for (const n of state.workflow.stages.values()) {
+    if (!within(n.id)) continue;
     const stage = node(n, true);
     stages.set(n.id, stage);
     placed.push([stage, n.parent]);
   }
-  for (const n of state.workflow.steps.values()) placed.push([node(n, false), n.parent]);
+  for (const n of state.workflow.steps.values()) if (within(n.id)) placed.push([node(n, false), n.parent]);
   const root: Node = { id: '', start: 0, end: state.lastSeq, steps: 0, stage: true, children: [] };
   for (const [child, parent] of placed) (parent ? (stages.get(parent) ?? root) : root).children.push(child);
 

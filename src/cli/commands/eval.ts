@@ -25,7 +25,7 @@ export const EVAL_HELP = `colony eval <subcommand>
       across the comparisons asked for. Intervals also for pass@k, the mean score and cost per
       success; a per-tag breakdown when DIR/tasks.json (written by eval run) names the tags.
   run --suite DIR --arms FILE --trials K [--out DIR] [--concurrency N] [--sandbox on|auto|off]
-      [--grade-sandbox on|off] [--allow-network] [--keep]
+      [--grade-sandbox on|off] [--allow-network] [--keep] [--trajectories]
       Every task × arm × trial as a real Colony run on the task's start state (no hidden tests),
       graded with the hidden tests; one record per trial appended to OUT/trials.jsonl (OUT default
       eval-out), the arms written to OUT/arms.json, the tasks' tags to OUT/tasks.json. An arm:
@@ -40,6 +40,8 @@ export const EVAL_HELP = `colony eval <subcommand>
       and only PATH, LANG and TERM of your environment (--grade-sandbox on, the default: an error
       when bubblewrap cannot run here); --grade-sandbox off grades uncontained, as your user
       (without your keys). --allow-network: the runs' commands and the grading get the network.
+      --trajectories: each trial's run as its orchestrator trajectory (colony export --format
+      trajectory, r_perf = the trial's score) in OUT/trajectories/<arm>/<task>-<trial>.jsonl.
   validate SUITE [--concurrency N] [--sandbox]
       Check every task: its start state fails as listed, its reference.patch passes. Exit 1 when
       any task is invalid (each named with the reason).

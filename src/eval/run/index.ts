@@ -39,3 +39,9 @@ export {
   trialConfig,
 } from './run-trial.js';
 export { trialModel, trialModelId } from './trial-model.js';
+export {
+  TRAJECTORIES_DIR,
+  type TrajectoryExport,
+  trajectoryFile,
+  writeTrialTrajectory,
+} from './trial-trajectory.js';

@@ -18,6 +18,7 @@ import { ARMS_FILE_VERSION, type Outcome, parseArmsFile } from '../trial-record.
 import { recordedTrials, trialKey } from './recorded.js';
 import { isSimulated, type RunArm, runArmsOf } from './run-arm.js';
 import { runTrial, type TrialJob } from './run-trial.js';
+import { type TrajectoryExport, writeTrialTrajectory } from './trial-trajectory.js';
 
 export const TRIALS_FILE = 'trials.jsonl';
 export const ARMS_FILE = 'arms.json';
@@ -49,6 +50,11 @@ export interface EvalRunOptions {
   /** Keep each trial's scratch folder (for debugging). */
   keep?: boolean;
   signal?: AbortSignal;
+  /**
+   * Export each trial's orchestrator trajectory to OUT/trajectories/ (r_perf = its graded score;
+   * docs/trajectory.md), reading its run's events through this.
+   */
+  trajectories?: TrajectoryExport;
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -187,6 +193,10 @@ export async function runEval(options: EvalRunOptions): Promise<Result<EvalRunRe
         await appendFile(join(out, NOTES_FILE), `${JSON.stringify(noteLine)}\n`);
       });
       await writing;
+      if (options.trajectories) {
+        const exported = await writeTrialTrajectory(out, record, options.trajectories);
+        if (!exported.ok) log(`! ${job.arm.name} ${job.task.spec.id} #${job.trial}: ${exported.error}`);
+      }
       outcomes[record.outcome]++;
       done++;
       const why = record.outcome === 'infra_error' ? ` — ${note}` : '';
