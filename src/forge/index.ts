@@ -1,6 +1,7 @@
 /** Forges: a finished run's result pushed to a git remote, with a pull/merge request (docs/forges.md). */
 
 export { forgeApiFor } from './apis.js';
+export { code as markdownCode } from './pr-body.js';
 export {
   type PreparedPublish,
   type PublishedPullRequest,

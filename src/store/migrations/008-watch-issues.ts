@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS colony.watch_issues (
   issue integer NOT NULL,
   forge text NOT NULL,
   run_id text NOT NULL UNIQUE,
-  title text NOT NULL,
+  goal text NOT NULL,
   started_commented boolean NOT NULL DEFAULT false,
   outcome text,
   taken_at timestamptz NOT NULL DEFAULT now(),
@@ -26,5 +26,5 @@ CREATE TABLE IF NOT EXISTS colony.watch_issues (
   PRIMARY KEY (api_base, repo, issue)
 );
 `,
-  grants: `GRANT SELECT, INSERT, UPDATE ON colony.watch_issues TO colony_app;`,
+  grants: `GRANT SELECT, INSERT, UPDATE, DELETE ON colony.watch_issues TO colony_app;`,
 };
