@@ -56,11 +56,14 @@ export interface FakeForge {
   issues: FakeIssue[];
   /**
    * While on, a new comment is not answered: the request is held (`held()` counts them) until
-   * `dropHeld()` cuts its connection, unanswered and not created, as a forge that died mid-request.
+   * `dropHeld()` cuts its connection, unanswered and not created (a forge that died mid-request), or
+   * `createHeld()` creates the comment and answers.
    */
   holdComments(on: boolean): void;
   held(): number;
   dropHeld(): void;
+  /** Creates the held comments and answers (a watch killed meanwhile never reads the answer). */
+  createHeld(): void;
   /** The next request matching `method` and `path` is answered `status` with `body`. */
   failNext(method: string, pathPattern: RegExp, status: number, body: unknown): void;
   close(): Promise<void>;
@@ -101,7 +104,7 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     origin: '',
   };
   let holding = false;
-  const held: ServerResponse[] = [];
+  const held: Array<{ res: ServerResponse; answer: () => void }> = [];
   const apiPath = API_PATH[options.kind];
   const basic = (user: string) => `Basic ${Buffer.from(`${user}:${options.token}`).toString('base64')}`;
 
@@ -165,7 +168,10 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     }
     if (!authorized(options.kind, req, options.token)) return send(401, unauthorized(options.kind));
     if (holding && record.method === 'POST' && /\/issues\/\d+\/(comments|notes)$/.test(apiRelative)) {
-      held.push(res);
+      held.push({
+        res,
+        answer: () => send(201, route(state, record.method, apiRelative, url.searchParams, body).json),
+      });
       return;
     }
     const failure = failures.findIndex((f) => f.method === record.method && f.path.test(apiRelative));
@@ -203,7 +209,10 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     },
     held: () => held.length,
     dropHeld() {
-      for (const res of held.splice(0)) res.socket?.destroy();
+      for (const { res } of held.splice(0)) res.socket?.destroy();
+    },
+    createHeld() {
+      for (const { answer } of held.splice(0)) answer();
     },
     failNext(method, pathPattern, status, body) {
       failures.push({ method, path: pathPattern, status, body });
