@@ -198,7 +198,8 @@ export class Watcher {
     const now = Date.now();
     const seen = this.progress.get(row.runId);
     if (!seen || seen.seq !== seq) {
-      this.progress.set(row.runId, { seq, since: now, stopping: false });
+      // The stop request is an event too: a run asked to stop is not asked again.
+      this.progress.set(row.runId, { seq, since: now, stopping: seen?.stopping ?? false });
       return;
     }
     if (seen.stopping || now - seen.since < this.o.stallMs) return;
@@ -223,6 +224,7 @@ export class Watcher {
       const status = forgeStatus(published.error);
       // A forge that is down or limiting is waited out; a refusal is the outcome.
       if (status === null || status === 429 || status >= 500) throw new ForgeError(published.error);
+      this.o.say(`run ${runId}: publishing failed: ${published.error}`);
       return { ...base, pullRequest: null, noPullRequest: 'the pull request could not be opened' };
     }
     const pr = published.value.pullRequests[0];
