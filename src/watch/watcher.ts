@@ -112,7 +112,13 @@ export class Watcher {
       for (const row of taken) if (!row.finished) this.inherited.add(row.runId);
       this.first = false;
     }
-    for (const row of taken) if (!row.finished) await this.advance(row);
+    // One issue's failure does not hold the others up; the first is reported (and waited out) after.
+    const failures: unknown[] = [];
+    for (const row of taken) {
+      if (row.finished || this.stopped) continue;
+      await this.advance(row).catch((error: unknown) => failures.push(error));
+    }
+    if (failures.length > 0) throw failures[0];
     if (this.stopped) return;
     const under = (await this.table.all()).filter((r) => !r.finished).length;
     if (under >= this.o.maxRuns) return;
@@ -233,10 +239,23 @@ export class Watcher {
       : { ...base, pullRequest: null, noPullRequest: 'none was opened' };
   }
 
-  /** Posts a comment unless the issue has it already (a watch killed after posting it). */
+  /**
+   * Posts a comment unless the issue has it already (a watch killed after posting it). An issue the
+   * forge no longer has (404, 410: deleted, moved) gets none: said, and not tried again.
+   */
   private async comment(issue: number, kind: CommentKind, runId: string, text: string): Promise<void> {
-    const existing = must(await this.o.api.listComments(issue));
-    if (existing.some((c) => c.body.includes(marker(kind, runId)))) return;
-    must(await this.o.api.addComment(issue, text));
+    const existing = await this.o.api.listComments(issue);
+    const posted = existing.ok
+      ? existing.value.some((c) => c.body.includes(marker(kind, runId)))
+        ? null
+        : await this.o.api.addComment(issue, text)
+      : existing;
+    if (posted === null || posted.ok) return;
+    const status = forgeStatus(posted.error);
+    if (status === 404 || status === 410) {
+      this.o.say(`issue #${issue}: not on the forge any more (${posted.error}); no ${kind} comment`);
+      return;
+    }
+    throw new ForgeError(posted.error);
   }
 }

@@ -6,7 +6,8 @@ import type { Migration } from '../migration-types.js';
  * watch killed at any point and started again finds every issue it took: it never takes one twice,
  * and a run started twice under the same id fails on `colony.runs`' key. `started_commented` and
  * `finished_at` say how far the watch got (the issue comments carry a marker too, so a comment posted
- * just before a kill is not posted again).
+ * just before a kill is not posted again). A row is deleted only when its run provably never
+ * started (the `colony run` this watch started for it ended before recording it).
  */
 export const migration008: Migration = {
   version: 8,
