@@ -47,6 +47,9 @@ export interface WatchOptions {
   say(line: string): void;
 }
 
+/** A finished run's publish is tried this many times before the issue is told it failed. */
+const MAX_PUBLISH_TRIES = 5;
+
 /** A forge's refusal, carried up to the loop (which prints it with a hint and waits). */
 class ForgeError extends Error {}
 
@@ -64,6 +67,8 @@ export class Watcher {
   private readonly progress = new Map<string, { seq: number; since: number; stopping: boolean }>();
   /** Rows that were in the table when this watch started (a start of theirs may be under way). */
   private readonly inherited = new Set<string>();
+  /** Failed publishes per finished run (given up after MAX_PUBLISH_TRIES). */
+  private readonly publishFailures = new Map<string, number>();
   private first = true;
   private stopped = false;
   private wake: (() => void) | null = null;
@@ -162,6 +167,7 @@ export class Watcher {
     await this.table.finish(row.issue, JSON.stringify(outcome));
     this.progress.delete(row.runId);
     this.processes.delete(row.runId);
+    this.publishFailures.delete(row.runId);
     const where = outcome.pullRequest
       ? outcome.pullRequest.url
       : `no pull request (${outcome.noPullRequest})`;
@@ -228,9 +234,13 @@ export class Watcher {
     const published = await publishRun(this.o.store.log, runId, this.o.publish);
     if (!published.ok) {
       const status = forgeStatus(published.error);
-      // A forge that is down or limiting is waited out; a refusal is the outcome.
-      if (status === null || status === 429 || status >= 500) throw new ForgeError(published.error);
-      this.o.say(`run ${runId}: publishing failed: ${published.error}`);
+      const tries = (this.publishFailures.get(runId) ?? 0) + 1;
+      this.publishFailures.set(runId, tries);
+      // A refusal of the request itself (422, 409, …) is the outcome; a forge that is down, limiting
+      // or refusing the token, or a push that failed, is tried again after a pause, a few times.
+      const refused = status !== null && status >= 400 && status < 500 && ![401, 403, 429].includes(status);
+      if (!refused && tries < MAX_PUBLISH_TRIES) throw new ForgeError(published.error);
+      this.o.say(`run ${runId}: publishing failed (${tries}×): ${published.error}`);
       return { ...base, pullRequest: null, noPullRequest: 'the pull request could not be opened' };
     }
     const pr = published.value.pullRequests[0];
