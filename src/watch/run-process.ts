@@ -7,7 +7,7 @@
  * run does not publish, the watch does.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { colonyBin } from '../core/package-root.js';
 
@@ -58,6 +58,10 @@ export function startRunProcess(start: RunStart): RunProcess {
       code = -1;
     });
     child.unref();
+  } catch (error) {
+    // A process that cannot be started at all ends at once, with the reason in its output.
+    writeSync(output, `colony watch: cannot start colony run: ${(error as Error).message}\n`);
+    code = -1;
   } finally {
     closeSync(output);
   }

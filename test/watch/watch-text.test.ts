@@ -37,6 +37,8 @@ describe('watch text', () => {
     expect(goalOf({ number: 1, title: ' Fix it ', body: '', url: 'u' })).toBe('Fix it');
     expect(goalOf({ number: 1, title: 'Fix it', body: 'Details.\n', url: 'u' })).toBe('Fix it\n\nDetails.');
     expect(goalOf({ number: 1, title: 't', body: 'x'.repeat(30_000), url: 'u' }).length).toBeLessThan(20_100);
+    // A NUL byte cannot be passed to a process: taken out, so the run can start.
+    expect(goalOf({ number: 1, title: 'a\0b', body: 'c\0d', url: 'u' })).toBe('ab\n\ncd');
   });
 
   it('marks each comment with its run, and shows a run reason only as code', () => {
