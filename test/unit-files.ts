@@ -99,6 +99,7 @@ export const unitFiles: readonly string[] = [
   'test/view/progress-lines.test.ts',
   'test/view/summary-metrics.test.ts',
   'test/view/timeline-colours.test.ts',
+  'test/watch/watch-text.test.ts',
   'test/worker/owner-wait.test.ts',
   'test/workflow/authored/check.test.ts',
   'test/workflow/authored/program-engine.test.ts',

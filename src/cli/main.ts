@@ -19,6 +19,8 @@ usage: colony <command> [options]
                      as JSONL for training (--format trajectory, --out FILE)
   publish RUN        push a run's result branch to a git remote and open a pull request on
                      GitHub, GitLab or Gitea (--remote, --pr: colony publish --help)
+  watch              take labelled issues of a forge repository: one run and one pull request per
+                     issue, the outcome commented (--forge, --repo, --label: colony watch --help)
   compare RUN RUN…   runs side by side: wall-clock, cost, tokens, CriticalSteps (--json);
                      colony show --help explains CriticalSteps, parallelism, coordination share
   plan RUN           how big a team the run's work could use: Brent bounds, schedule, Monte-Carlo
@@ -55,6 +57,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   report: async () => (await import('./commands/report.js')).reportCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
   publish: async () => (await import('./commands/publish.js')).publishCommand,
+  watch: async () => (await import('./commands/watch.js')).watchCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,
   plan: async () => (await import('./commands/plan.js')).planCommand,

@@ -26,6 +26,8 @@ import { CliFailure } from './store-access.js';
 export interface NewRunInput {
   repo: string;
   goal: string;
+  /** The run's id when the caller chose it (`colony run --run-id`, used by `colony watch`). */
+  runId?: string;
   config: ColonyConfig;
   scenario?: string;
   /** Default solo; peers needs `agents`. */
@@ -65,6 +67,7 @@ function specOptions(input: NewRunInput): SpecOptions {
   return {
     repo: input.repo,
     goal: input.goal,
+    ...(input.runId !== undefined ? { runId: input.runId } : {}),
     model: config.model,
     topology,
     ...(input.workflow ? { workflow: input.workflow } : {}),

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
 import { forgeHttp, readDefaultBranch } from './http.js';
+import { Comment, comments, HubIssue, hubIssues, postComment, readAllPages } from './issues.js';
 import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
 
 const Pull = z.object({ number: z.number().int(), html_url: z.string() });
@@ -46,6 +47,21 @@ export function giteaApi(target: ForgeTarget, token: string, fetchImpl?: typeof 
   return {
     kind: 'gitea',
     defaultBranch: () => readDefaultBranch(http, repo),
+    async listIssues(label) {
+      const query = { state: 'open', labels: label, type: 'issues' };
+      const paged = (page: number) => ({ page: String(page), limit: String(PAGE) });
+      const got = await readAllPages(http, `${repo}/issues`, query, paged, PAGE, HubIssue);
+      return got.ok ? ok(hubIssues(got.value)) : got;
+    },
+    async listComments(issue) {
+      // Gitea answers an issue's comments in one list (no pages).
+      const path = `${repo}/issues/${issue}/comments`;
+      const got = await http.request('GET', path);
+      if (!got.ok) return got;
+      const parsed = z.array(Comment).safeParse(got.value.json);
+      return parsed.success ? ok(comments(parsed.data)) : err(`GET ${path}: not a list of comments`);
+    },
+    addComment: (issue, body) => postComment(http, `${repo}/issues/${issue}/comments`, body),
     async findPullRequest(head, base) {
       // Gitea's pull request by base and head takes the branches as path segments, which a branch
       // name with a slash breaks: the open pull requests are listed instead.

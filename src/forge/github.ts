@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
 import { forgeHttp, readDefaultBranch } from './http.js';
+import { Comment, comments, HubIssue, hubIssues, postComment, readAllPages } from './issues.js';
 import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
 
 const Pull = z.object({ number: z.number().int(), html_url: z.string() });
@@ -21,9 +22,21 @@ export function githubApi(target: ForgeTarget, token: string, fetchImpl?: typeof
     fetchImpl,
   );
   const repo = `/repos/${target.repoPath}`;
+  const perPage = (page: number) => ({ per_page: '100', page: String(page) });
   return {
     kind: 'github',
     defaultBranch: () => readDefaultBranch(http, repo),
+    async listIssues(label) {
+      // GitHub lists pull requests among issues: hubIssues leaves them out.
+      const query = { labels: label, state: 'open', sort: 'created', direction: 'asc' };
+      const got = await readAllPages(http, `${repo}/issues`, query, perPage, 100, HubIssue);
+      return got.ok ? ok(hubIssues(got.value)) : got;
+    },
+    async listComments(issue) {
+      const got = await readAllPages(http, `${repo}/issues/${issue}/comments`, {}, perPage, 100, Comment);
+      return got.ok ? ok(comments(got.value)) : got;
+    },
+    addComment: (issue, body) => postComment(http, `${repo}/issues/${issue}/comments`, body),
     async findPullRequest(head, base) {
       const owner = target.repoPath.split('/')[0] ?? '';
       const got = await http.request('GET', `${repo}/pulls`, {

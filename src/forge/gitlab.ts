@@ -6,10 +6,17 @@
 import { z } from 'zod';
 import { err, ok, type Result } from '../lang/result.js';
 import { forgeHttp, readDefaultBranch } from './http.js';
+import { Comment, comments, oldestFirst, postComment, readAllPages } from './issues.js';
 import type { ForgeApi, ForgeTarget, OpenedPullRequest, PullRequestSpec } from './types.js';
 
 const MergeRequest = z.object({ iid: z.number().int(), web_url: z.string() });
 const MergeRequests = z.array(MergeRequest);
+const Issue = z.object({
+  iid: z.number().int(),
+  title: z.string(),
+  description: z.string().nullish(),
+  web_url: z.string(),
+});
 const Users = z.array(z.object({ id: z.number().int(), username: z.string() }));
 
 export function gitlabApi(target: ForgeTarget, token: string, fetchImpl?: typeof fetch): ForgeApi {
@@ -30,9 +37,31 @@ export function gitlabApi(target: ForgeTarget, token: string, fetchImpl?: typeof
     return { ids, missing };
   }
 
+  const perPage = (page: number) => ({ per_page: '100', page: String(page) });
   return {
     kind: 'gitlab',
     defaultBranch: () => readDefaultBranch(http, project),
+    async listIssues(label) {
+      const query = { labels: label, state: 'opened', order_by: 'created_at', sort: 'asc' };
+      const got = await readAllPages(http, `${project}/issues`, query, perPage, 100, Issue);
+      if (!got.ok) return got;
+      return ok(
+        oldestFirst(
+          got.value.map((i) => ({
+            number: i.iid,
+            title: i.title,
+            body: i.description ?? '',
+            url: i.web_url,
+          })),
+        ),
+      );
+    },
+    async listComments(issue) {
+      const query = { sort: 'asc', order_by: 'created_at' };
+      const got = await readAllPages(http, `${project}/issues/${issue}/notes`, query, perPage, 100, Comment);
+      return got.ok ? ok(comments(got.value)) : got;
+    },
+    addComment: (issue, body) => postComment(http, `${project}/issues/${issue}/notes`, body),
     async findPullRequest(head, base) {
       const got = await http.request('GET', `${project}/merge_requests`, {
         query: { source_branch: head, target_branch: base, state: 'opened' },

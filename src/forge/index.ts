@@ -1,5 +1,7 @@
 /** Forges: a finished run's result pushed to a git remote, with a pull/merge request (docs/forges.md). */
 
+export { forgeApiFor } from './apis.js';
+export { code as markdownCode } from './pr-body.js';
 export {
   type PreparedPublish,
   type PublishedPullRequest,
@@ -9,4 +11,13 @@ export {
   publishRun,
 } from './publish.js';
 export { checkApiBase, isForgeKind, KNOWN_FORGE_HOSTS, resolveTarget } from './target.js';
-export { FORGE_KINDS, type ForgeKind, TOKEN_ENV } from './types.js';
+export { forgeToken } from './token.js';
+export {
+  FORGE_KINDS,
+  type ForgeApi,
+  type ForgeComment,
+  type ForgeIssue,
+  type ForgeKind,
+  type ForgeTarget,
+  TOKEN_ENV,
+} from './types.js';

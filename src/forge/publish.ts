@@ -14,9 +14,7 @@ import { createScrubber, secretValuesFromEnv } from '../core/secrets.js';
 import { err, ok, type Result } from '../lang/result.js';
 import type { EventLog } from '../store/types.js';
 import { isValidBranchName } from '../workspace/git/ref-name.js';
-import { giteaApi } from './gitea.js';
-import { githubApi } from './github.js';
-import { gitlabApi } from './gitlab.js';
+import { type ApiFactory, FORGE_APIS } from './apis.js';
 import { type MergeRequestPart, pullRequestBody, pullRequestTitle } from './pr-body.js';
 import { type BranchPush, pushBranches } from './push.js';
 import { parseRemoteUrl, type RemoteUrl } from './remote-url.js';
@@ -57,14 +55,6 @@ export interface PublishOutcome {
   pullRequests: PublishedPullRequest[];
 }
 
-type ApiFactory = (target: ForgeTarget, token: string) => ForgeApi;
-
-const APIS: Readonly<Record<ForgeKind, ApiFactory>> = {
-  github: (target, token) => githubApi(target, token),
-  gitlab: (target, token) => gitlabApi(target, token),
-  gitea: (target, token) => giteaApi(target, token),
-};
-
 export async function preparePublish(
   repo: string,
   request: PublishRequest,
@@ -97,7 +87,7 @@ export async function publishRun(
   log: EventLog,
   runId: string,
   prepared: PreparedPublish,
-  apis: Readonly<Record<ForgeKind, ApiFactory>> = APIS,
+  apis: Readonly<Record<ForgeKind, ApiFactory>> = FORGE_APIS,
 ): Promise<Result<PublishOutcome>> {
   const scrubber = createScrubber(prepared.secrets);
   // Every payload scrubbed of the token and the environment's secrets (the forge's answers included).

@@ -48,6 +48,22 @@ export interface OpenedPullRequest {
   warnings: string[];
 }
 
+/** An open issue (never a pull request: GitHub lists those among issues, the adapter leaves them out). */
+export interface ForgeIssue {
+  /** The number the forge shows (GitLab: the issue's iid). */
+  number: number;
+  title: string;
+  /** Empty when the issue has none. */
+  body: string;
+  url: string;
+}
+
+/** A comment on an issue (GitLab: a note). */
+export interface ForgeComment {
+  id: number;
+  body: string;
+}
+
 /** A forge's REST API as Colony uses it. Errors are data: one readable line. */
 export interface ForgeApi {
   kind: ForgeKind;
@@ -55,4 +71,10 @@ export interface ForgeApi {
   openPullRequest(pr: PullRequestSpec): Promise<Result<OpenedPullRequest>>;
   /** The open pull/merge request from `head` into `base`, if there is one (a publish run again). */
   findPullRequest(head: string, base: string): Promise<Result<{ number: number; url: string } | null>>;
+  /** The open issues with this label, oldest first (`colony watch`). */
+  listIssues(label: string): Promise<Result<ForgeIssue[]>>;
+  /** The comments on an issue, oldest first. */
+  listComments(issue: number): Promise<Result<ForgeComment[]>>;
+  /** Adds a comment to an issue. */
+  addComment(issue: number, body: string): Promise<Result<ForgeComment>>;
 }

@@ -64,6 +64,11 @@ export interface SpecOptions extends SpecFields {
   /** The git repository (any folder inside it). The result is fetched into it as colony/<run-id>. */
   repo: string;
   goal: string;
+  /**
+   * The run's id, chosen by the caller (`colony watch` records it before the run starts, so a second
+   * start of the same run fails on the runs table's key); default a new one (core/ids.ts).
+   */
+  runId?: string;
   /** A known model id or `<protocol>:<model-name>` (see `colony models`); `scripted` needs `scenario`. */
   model: string;
   /** Default `solo`; `workflow` when `workflow` is given. peers needs `verify`. */
@@ -139,7 +144,7 @@ export async function buildRunSpec(options: SpecOptions, env: NodeJS.ProcessEnv)
   if (!sandbox.ok) return refuse({ kind: 'sandbox', detail: sandbox.error });
 
   const spec: RunSpec = {
-    runId: newRunId(),
+    runId: options.runId ?? newRunId(),
     topology,
     ...(topology === 'peers' ? { agents: 1, idleMs: parseDurationMs(RUN_DEFAULTS.idle) ?? undefined } : {}),
     repo: repo.topLevel,

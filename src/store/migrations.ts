@@ -7,6 +7,7 @@ import { migration004 } from './migrations/004-run-slots.js';
 import { migration005 } from './migrations/005-task-board.js';
 import { migration006 } from './migrations/006-fleet.js';
 import { migration007 } from './migrations/007-event-agent-index.js';
+import { migration008 } from './migrations/008-watch-issues.js';
 
 export type { Migration } from './migration-types.js';
 
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration005,
   migration006,
   migration007,
+  migration008,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

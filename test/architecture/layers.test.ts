@@ -24,7 +24,8 @@ const LAYERS: string[][] = [
   // forge: publishing a finished run (push + pull request) reads the log, the view and the git runner.
   // notify: notifications to a person (webhook, desktop) follow the run's log; the CLI starts them.
   ['report', 'server', 'worker', 'forge', 'notify', 'supervise'],
-  ['dashboard', 'eval'],
+  // watch: labelled issues become runs and pull requests; it publishes through forge/.
+  ['dashboard', 'eval', 'watch'],
   // The CLI is a client of the library, never the other way round.
   ['library'],
   ['cli'],

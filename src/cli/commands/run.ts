@@ -1,3 +1,4 @@
+import { isRunId } from '../../core/ids.js';
 import { exitCodeFor } from '../../view/summary.js';
 import { agentCliFlags } from '../agent-cli-flags.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
@@ -121,7 +122,7 @@ ${PUBLISH_FLAGS_HELP}
 The result arrives as the branch colony/<run-id> in your repository when something landed (none
 otherwise); the summary's numbers (CriticalSteps, parallelism, coordination share): colony show --help.`;
 
-const OPTIONS = {
+export const RUN_OPTIONS = {
   topology: { type: 'string' },
   agents: { type: 'string' },
   concurrency: { type: 'string' },
@@ -162,11 +163,13 @@ const OPTIONS = {
   json: { type: 'boolean' },
   push: { type: 'string' },
   ...PUBLISH_OPTIONS,
+  // Not in the help: `colony watch` chooses the id and records it first (docs/watch.md).
+  'run-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export async function runCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, OPTIONS, 'run');
+  const { values, positionals } = parseFlags(argv, RUN_OPTIONS, 'run');
   if (values.help) {
     process.stdout.write(`${RUN_HELP}\n`);
     return 0;
@@ -174,6 +177,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0)
     throw new UsageError(`run: unexpected argument "${positionals[0]}" (did you mean --goal?)`);
   if (!values.goal) throw new UsageError('run: --goal is required (what should the agent do?)');
+  const runId = values['run-id'];
+  if (runId !== undefined && !isRunId(runId))
+    throw new UsageError(`run: --run-id must look like r-<time36>-<6 hex digits>, got "${runId}"`);
   const topology = topologyFlags(values);
   // Per-server run slots: flags here, else COLONY_MAX_RUNS / COLONY_WAIT_FOR_SLOT (see run-slots.ts).
   if (values['no-wait'] && values['wait-for-slot'])
@@ -246,6 +252,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       ...(agentCli ? { agentCli } : {}),
       repo: values.repo ?? process.cwd(),
       goal: values.goal,
+      ...(runId !== undefined ? { runId } : {}),
       config: loaded.config,
       ...topology,
       ...(mergeVerify !== undefined ? { mergeVerify } : {}),

@@ -67,6 +67,66 @@ export const GITLAB_V4_AS_COLONY_READS_IT = {
         responses: {},
       },
     },
+    '/projects/{id}/issues': {
+      get: {
+        parameters: [
+          pathParam('id'),
+          { name: 'labels', in: 'query', schema: string },
+          { name: 'state', in: 'query', schema: { type: 'string', enum: ['opened', 'closed', 'all'] } },
+          {
+            name: 'order_by',
+            in: 'query',
+            schema: {
+              type: 'string',
+              enum: [
+                'created_at',
+                'updated_at',
+                'priority',
+                'due_date',
+                'relative_position',
+                'label_priority',
+                'milestone_due',
+                'popularity',
+                'weight',
+                'title',
+              ],
+            },
+          },
+          { name: 'sort', in: 'query', schema: { type: 'string', enum: ['asc', 'desc'] } },
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+        ],
+        responses: {},
+      },
+    },
+    '/projects/{id}/issues/{issue_iid}/notes': {
+      get: {
+        parameters: [
+          pathParam('id'),
+          pathParam('issue_iid', integer),
+          { name: 'sort', in: 'query', schema: { type: 'string', enum: ['asc', 'desc'] } },
+          { name: 'order_by', in: 'query', schema: { type: 'string', enum: ['created_at', 'updated_at'] } },
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'per_page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+        ],
+        responses: {},
+      },
+      post: {
+        parameters: [pathParam('id'), pathParam('issue_iid', integer)],
+        requestBody: json({
+          type: 'object',
+          required: ['body'],
+          properties: {
+            body: { type: 'string', minLength: 1, maxLength: 1_000_000 },
+            confidential: { type: 'boolean' },
+            internal: { type: 'boolean' },
+            created_at: string,
+          },
+          additionalProperties: false,
+        }),
+        responses: {},
+      },
+    },
     '/users': {
       get: {
         parameters: [
@@ -128,6 +188,49 @@ export const GITEA_V1_AS_COLONY_READS_IT = {
             reviewers: strings,
             team_reviewers: strings,
           },
+          additionalProperties: false,
+        }),
+        responses: {},
+      },
+    },
+    '/repos/{owner}/{repo}/issues': {
+      get: {
+        parameters: [
+          pathParam('owner'),
+          pathParam('repo'),
+          { name: 'state', in: 'query', schema: { type: 'string', enum: ['open', 'closed', 'all'] } },
+          { name: 'labels', in: 'query', schema: string },
+          { name: 'q', in: 'query', schema: string },
+          { name: 'type', in: 'query', schema: { type: 'string', enum: ['issues', 'pulls'] } },
+          { name: 'milestones', in: 'query', schema: string },
+          { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+          { name: 'before', in: 'query', schema: { type: 'string', format: 'date-time' } },
+          { name: 'created_by', in: 'query', schema: string },
+          { name: 'assigned_by', in: 'query', schema: string },
+          { name: 'mentioned_by', in: 'query', schema: string },
+          { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
+        ],
+        responses: {},
+      },
+    },
+    '/repos/{owner}/{repo}/issues/{index}/comments': {
+      get: {
+        parameters: [
+          pathParam('owner'),
+          pathParam('repo'),
+          pathParam('index', integer),
+          { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+          { name: 'before', in: 'query', schema: { type: 'string', format: 'date-time' } },
+        ],
+        responses: {},
+      },
+      post: {
+        parameters: [pathParam('owner'), pathParam('repo'), pathParam('index', integer)],
+        requestBody: json({
+          type: 'object',
+          required: ['body'],
+          properties: { body: string },
           additionalProperties: false,
         }),
         responses: {},

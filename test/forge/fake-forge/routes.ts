@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { ForgeKind } from '../../../src/forge/types.js';
+import { type FakeIssue, issueRoute } from './issue-routes.js';
 
 export interface OpenedPull {
   number: number;
@@ -26,6 +27,9 @@ export interface ForgeState {
   labels: Array<{ id: number; name: string }>;
   users: Array<{ id: number; username: string }>;
   pulls: OpenedPull[];
+  /** Issues (GitHub and Gitea number them with the pull requests). */
+  issues: FakeIssue[];
+  nextCommentId: number;
   origin: string;
 }
 
@@ -44,6 +48,8 @@ export function route(
   body: unknown,
 ): Answer {
   const b = (body ?? {}) as Record<string, unknown>;
+  const issueAnswer = issueRoute(state, method, path, query, b);
+  if (issueAnswer) return issueAnswer;
   if (state.kind === 'gitlab') return gitlab(state, method, path, query, b);
   const repo = `/repos/${state.repoPath}`;
   if (method === 'GET' && path === repo)
@@ -212,7 +218,8 @@ function openPull(
           json: { message: ['Another open merge request already exists for this source branch'] },
         };
   const pull: OpenedPull = {
-    number: state.pulls.length + 1,
+    // GitHub and Gitea number issues and pull requests together; GitLab's merge requests have their own.
+    number: state.pulls.length + 1 + (state.kind === 'gitlab' ? 0 : state.issues.length),
     head,
     base,
     title,

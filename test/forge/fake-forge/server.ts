@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { ForgeKind } from '../../../src/forge/types.js';
 import { type DescriptionSource, descriptionFor } from './descriptions.js';
 import { type GitHttp, gitHttp } from './git-http.js';
+import type { FakeIssue } from './issue-routes.js';
 import { type ForgeState, type OpenedPull, route } from './routes.js';
 
 export interface ForgeRequest {
@@ -35,6 +36,8 @@ export interface FakeForgeOptions {
   labels?: string[];
   /** User names the forge knows (GitLab reviewers are looked up). */
   users?: string[];
+  /** Issues, numbered from 1 in this order (`pullRequest`: GitHub lists it among issues). */
+  issues?: Array<{ title: string; body?: string; labels?: string[]; pullRequest?: boolean }>;
 }
 
 export interface FakeForge {
@@ -50,6 +53,17 @@ export interface FakeForge {
   requests: ForgeRequest[];
   violations: string[];
   pulls: OpenedPull[];
+  issues: FakeIssue[];
+  /**
+   * While on, a new comment is not answered: the request is held (`held()` counts them) until
+   * `dropHeld()` cuts its connection, unanswered and not created (a forge that died mid-request), or
+   * `createHeld()` creates the comment and answers.
+   */
+  holdComments(on: boolean): void;
+  held(): number;
+  dropHeld(): void;
+  /** Creates the held comments and answers (a watch killed meanwhile never reads the answer). */
+  createHeld(): void;
   /** The next request matching `method` and `path` is answered `status` with `body`. */
   failNext(method: string, pathPattern: RegExp, status: number, body: unknown): void;
   close(): Promise<void>;
@@ -77,8 +91,20 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     labels: (options.labels ?? []).map((name, i) => ({ id: 100 + i, name })),
     users: (options.users ?? []).map((username, i) => ({ id: 10 + i, username })),
     pulls: [],
+    issues: (options.issues ?? []).map((issue, i) => ({
+      number: i + 1,
+      title: issue.title,
+      body: issue.body ?? '',
+      labels: issue.labels ?? [],
+      open: true,
+      pullRequest: issue.pullRequest === true,
+      comments: [],
+    })),
+    nextCommentId: 9001,
     origin: '',
   };
+  let holding = false;
+  const held: Array<{ res: ServerResponse; answer: () => void }> = [];
   const apiPath = API_PATH[options.kind];
   const basic = (user: string) => `Basic ${Buffer.from(`${user}:${options.token}`).toString('base64')}`;
 
@@ -141,6 +167,13 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
       return send(400, { message: `request rejected by ${validator.name}`, errors: problems });
     }
     if (!authorized(options.kind, req, options.token)) return send(401, unauthorized(options.kind));
+    if (holding && record.method === 'POST' && /\/issues\/\d+\/(comments|notes)$/.test(apiRelative)) {
+      held.push({
+        res,
+        answer: () => send(201, route(state, record.method, apiRelative, url.searchParams, body).json),
+      });
+      return;
+    }
     const failure = failures.findIndex((f) => f.method === record.method && f.path.test(apiRelative));
     if (failure >= 0) {
       const [f] = failures.splice(failure, 1);
@@ -170,6 +203,17 @@ export async function startFakeForge(options: FakeForgeOptions): Promise<FakeFor
     requests,
     violations,
     pulls: state.pulls,
+    issues: state.issues,
+    holdComments(on) {
+      holding = on;
+    },
+    held: () => held.length,
+    dropHeld() {
+      for (const { res } of held.splice(0)) res.socket?.destroy();
+    },
+    createHeld() {
+      for (const { answer } of held.splice(0)) answer();
+    },
     failNext(method, pathPattern, status, body) {
       failures.push({ method, path: pathPattern, status, body });
     },
