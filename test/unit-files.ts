@@ -82,6 +82,7 @@ export const unitFiles: readonly string[] = [
   'test/proxy/namespaced-calls.test.ts',
   'test/report/report-page.test.ts',
   'test/report/trajectory/rewards.test.ts',
+  'test/run/durable-fence.test.ts',
   'test/run/run-catalog.test.ts',
   'test/server/static.test.ts',
   'test/store/anchor/anchor-record.test.ts',

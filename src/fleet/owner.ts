@@ -36,6 +36,12 @@ export interface FleetOwner {
   stop(end: EndCause): Promise<void>;
   /** Cancels sessions no worker took yet, stops the gateway and the waits. */
   close(reason: string): Promise<void>;
+  /**
+   * This process no longer owns the run (its lock was lost: the database went away): from now on
+   * stop and close write nothing to the fleet's database and cancel no session — the run is paused,
+   * not ending, and its workers wait for the owner that resumes it. Only the gateway stops here.
+   */
+  abandon(): void;
 }
 
 export interface FleetOwnerOptions {
@@ -67,6 +73,7 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
     systemDatabasePoolSize: 16,
   });
   let gateway: Gateway | null = null;
+  let abandoned = false;
   const waiting = new Map<string, { agent: string; resolve: (end: AgentEnd) => void }>();
   let timer: NodeJS.Timeout | null = null;
   let polling = false;
@@ -189,13 +196,33 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
 
     async stop(end) {
       closed = true;
+      if (abandoned) return;
       await stopFleetRun(pool, runId, end).catch(() => {});
+    },
+
+    abandon() {
+      abandoned = true;
+      closed = true;
     },
 
     async close(reason) {
       if (shut) return;
       shut = true;
       closed = true;
+      if (abandoned) {
+        if (timer) clearInterval(timer);
+        for (const [id, entry] of waiting) {
+          waiting.delete(id);
+          entry.resolve({
+            agent: entry.agent,
+            started: false,
+            error: `this process lost the run (${reason})`,
+          });
+        }
+        await gateway?.close();
+        await client.destroy().catch(() => {});
+        return;
+      }
       await stopFleetRun(pool, runId, { status: 'stopped', reason }).catch(() => {});
       await poll();
       if (timer) clearInterval(timer);

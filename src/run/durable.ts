@@ -92,11 +92,17 @@ export async function executeDurably<R>(options: {
   runId: string;
   phases: RunPhases<R>;
   systemDatabaseUrl: string;
+  /**
+   * Resolves when this process no longer owns the run (its lock's connection dropped): from then on
+   * no phase settles, so DBOS records no outcome that another process would replay.
+   */
+  fencedWhen?: Promise<unknown>;
 }): Promise<R> {
   const claimedHere = executing === null;
   const busy = claimProcessForRun(options.runId);
   if (busy) throw new Error(busy);
-  hosted.set(options.runId, options.phases as RunPhases<unknown>);
+  const phases = options.fencedWhen ? fencedPhases(options.phases, options.fencedWhen) : options.phases;
+  hosted.set(options.runId, phases as RunPhases<unknown>);
   DBOS.setConfig({
     name: 'colony',
     systemDatabaseUrl: options.systemDatabaseUrl,
@@ -119,4 +125,30 @@ export async function executeDurably<R>(options: {
       if (claimedHere) releaseProcessForRun(options.runId);
     }
   }
+}
+
+/**
+ * The phases of a run this process may stop owning. A phase that ends after the run's lock was lost
+ * ended because of it (its agents were stopped as the database went away), not because its work was
+ * done: it never settles, so DBOS records neither a result nor an error for it — the process that
+ * resumes the run replays the phase instead of skipping it as done or failing with this one's error.
+ */
+export function fencedPhases<R>(phases: RunPhases<R>, lost: Promise<unknown>): RunPhases<R> {
+  let gone = false;
+  void lost.then(() => {
+    gone = true;
+  });
+  const never = <T>() => new Promise<T>(() => {});
+  const hold =
+    <T>(phase: () => Promise<T>) =>
+    (): Promise<T> =>
+      phase().then(
+        (value) => (gone ? never<T>() : value),
+        (error: unknown) => (gone ? never<T>() : Promise.reject(error)),
+      );
+  return {
+    prepare: hold(() => phases.prepare()),
+    work: hold(() => phases.work()),
+    finalize: hold(() => phases.finalize()),
+  };
 }

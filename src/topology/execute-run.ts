@@ -155,17 +155,27 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
     const lost = lock.lost.then((reason) => ({ lost: reason }));
     try {
       const ended = await Promise.race([
-        executeDurably<RunOutcome>({ runId: spec.runId, phases, systemDatabaseUrl }).then(() => null),
+        executeDurably<RunOutcome>({
+          runId: spec.runId,
+          phases,
+          systemDatabaseUrl,
+          fencedWhen: lock.lost,
+        }).then(() => null),
         lost,
       ]);
       if (ended) {
+        // Paused, not ending: the workers keep their sessions for the process that resumes the run.
+        context.fleet?.abandon();
         control.end({ status: 'stopped', reason: 'lost the database' });
         return pausedRun(spec.runId, ended.lost);
       }
     } catch (err) {
       // A failure because the database went away is the lost lock again (it may be noticed first here).
       const gone = await lock.check();
-      if (gone) return pausedRun(spec.runId, gone);
+      if (gone) {
+        context.fleet?.abandon();
+        return pausedRun(spec.runId, gone);
+      }
       // An unexpected failure (e.g. the repository vanished): record it so the run is not left running.
       const reason = `run failed: ${(err as Error).message}`;
       await log.append({

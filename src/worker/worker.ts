@@ -44,6 +44,7 @@ import {
   sessionWorkflowId,
 } from '../fleet/names.js';
 import { withLaunchLock } from '../run/durable.js';
+import { DATABASE_WAIT_MS, databaseAway, whileDatabaseAway } from '../store/database-away.js';
 import type { Store } from '../store/index.js';
 import { openWorkerRun, type WorkerRun, type WorkerTransport } from './worker-run.js';
 
@@ -90,13 +91,16 @@ class WorkerState {
   async runSession(input: SessionInput): Promise<SessionEnd> {
     const { name } = this.options;
     const { runId, agent } = input;
-    const run = await this.acquireRun(runId);
+    const run = await this.openRunWaitingForDatabase(runId);
     try {
       if (typeof run === 'string') return { agent, started: false, error: run, worker: name };
       if (run.stopped.aborted || run.fleet.stopReason)
         return { agent, started: false, error: 'the run ended first', worker: name };
       const session = sessionWorkflowId(runId, agent, input.task);
-      const taken = await takeSession(this.options.store.pool, { runId, agent, worker: name, session });
+      // A database restarting under the takeover is waited out: failing here ends the agent for good.
+      const taken = await whileDatabaseAway(() =>
+        takeSession(this.options.store.pool, { runId, agent, worker: name, session }),
+      );
       const { epoch } = taken;
       run.setEpoch(agent, epoch);
       // Not awaited: it commits before anything the session logs (this worker's appends keep order),
@@ -224,12 +228,30 @@ class WorkerState {
         dir: this.options.dir,
         env: this.options.env,
         transport: this.options.transport ?? { insecureHttp: false },
-      }).then((r) => (r.ok ? r.value : r.error));
+      }).then(
+        (r) => (r.ok ? r.value : r.error),
+        // A query that threw (the database went away mid-open) is a reason like any other.
+        (error: unknown) => `could not open run ${runId} here: ${(error as Error).message ?? String(error)}`,
+      );
       entry = { opening, users: 0 };
       this.runs.set(runId, entry);
     }
     entry.users++;
     return entry.opening;
+  }
+
+  /**
+   * The run, opened; a failure because the database is away (restarting) is waited out: a session
+   * that ended "not started" is recorded by DBOS as its outcome, and the agent would never run again.
+   */
+  private async openRunWaitingForDatabase(runId: string): Promise<WorkerRun | string> {
+    const deadline = Date.now() + DATABASE_WAIT_MS;
+    for (let pause = 200; ; pause = Math.min(2_000, pause * 2)) {
+      const run = await this.acquireRun(runId);
+      if (typeof run !== 'string' || !databaseAway(run) || Date.now() >= deadline) return run;
+      this.releaseRun(runId);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   private releaseRun(runId: string): void {

@@ -290,6 +290,104 @@ describe('colony run --topology orchestrated --workers', () => {
 });
 
 /** The newest run in the fleet's database (the one the test started), or null before it exists. */
+describe('Postgres crashes during a worker takeover (issue 30)', () => {
+  // Last in the file: the crash restarts the file's one Postgres, under every earlier test's workers too.
+  it('the run finishes once resumed: no agent ran twice at once, nothing lost, the chain verifies', async () => {
+    const {
+      url,
+      pair: [victim, survivor],
+      repo,
+      ownerEnv,
+    } = await fleetOf('pg_takeover', ['pk', 'ps']);
+    const agents = 6;
+    const owner = spawn(process.execPath, [COLONY_BIN, ...runArgs(repo.dir, agents)], {
+      env: { ...process.env, ...ownerEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let ownerOut = '';
+    let ownerErr = '';
+    owner.stdout?.on('data', (chunk: Buffer) => {
+      ownerOut += chunk.toString();
+    });
+    owner.stderr?.on('data', (chunk: Buffer) => {
+      ownerErr += chunk.toString();
+    });
+    const ownerClosed = new Promise<number | null>((resolve) => owner.on('close', resolve));
+    let runId = '';
+    await until(async () => {
+      runId = (await runIdOf(url)) ?? '';
+      if (!runId) return false;
+      const events = await runEvents(url, runId);
+      const mine = new Set(
+        events.filter((e) => e.kind === 'agent.placed' && e.data.worker === 'pk').map((e) => e.agent),
+      );
+      return events.some((e) => e.kind === 'tool.finished' && e.data.name === 'write' && mine.has(e.agent));
+    }, 'an agent of the victim at work');
+    victim.child.kill('SIGKILL');
+    await victim.closed;
+    // The survivor declares the victim gone and takes its sessions over: crash Postgres right then.
+    await until(
+      async () => (await runEvents(url, runId)).some((e) => e.kind === 'worker.lost'),
+      'the takeover',
+      120_000,
+    );
+    await fleet.db.crashAndRestart(1_000);
+    // The owner either rides it out or stops writing ("lost the database") for a resume to finish.
+    const ownerCode = await ownerClosed;
+    const lastLine = ownerOut.trim().split('\n').at(-1) ?? '';
+    let final: Record<string, unknown> = lastLine.startsWith('{') ? lastJsonLine(ownerOut) : {};
+    let resumes = 0;
+    while (final.status !== 'succeeded' && resumes < 3) {
+      resumes += 1;
+      const resumed = await colony(['resume', runId, '--json'], { env: ownerEnv, timeoutMs: 180_000 });
+      final = lastJsonLine(resumed.stdout);
+      if (final.status !== 'succeeded')
+        console.log(`resume ${resumes}:`, resumed.stdout.slice(-1500), resumed.stderr.slice(-1500));
+    }
+    if (final.status !== 'succeeded') {
+      console.log(
+        `owner exited ${ownerCode}:`,
+        ownerOut.slice(-2000),
+        ownerErr.slice(-2000),
+        survivor.stderr().slice(-2000),
+      );
+      await explain(url, runId);
+    }
+    expect(final.status).toBe('succeeded');
+
+    const events = await runEvents(url, runId);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const verified = await colony(['verify', runId], { env: ownerEnv });
+    expect(verified.code).toBe(0);
+    // One session per agent at a time: every placement of an agent has a newer epoch than the last,
+    // and nothing an agent logged came from an epoch that was already taken over.
+    const epochs = new Map<string, number>();
+    for (const e of events.filter((e) => e.kind === 'agent.placed')) {
+      const epoch = Number(e.data.epoch);
+      expect(epoch, `${e.agent} placed again at an older epoch`).toBeGreaterThan(
+        epochs.get(String(e.agent)) ?? 0,
+      );
+      epochs.set(String(e.agent), epoch);
+    }
+    const finished = events.filter((e) => e.kind === 'agent.finished');
+    expect(finished.map((e) => e.agent).sort()).toEqual(
+      Array.from({ length: agents }, (_, i) => `peer-${i + 1}`).sort(),
+    );
+    const steps = events.filter((e) => e.kind === 'model.response').map((e) => `${e.agent}#${e.data.step}`);
+    expect(new Set(steps).size).toBe(steps.length);
+    const grants = events.filter((e) => e.kind === 'claim.granted').map((e) => `${e.agent} ${e.data.scope}`);
+    expect(new Set(grants).size).toBe(grants.length);
+    const branch = `colony/${runId}`;
+    for (const e of events.filter((e) => e.kind === 'merge.landed'))
+      expect(() =>
+        execFileSync('git', ['merge-base', '--is-ancestor', String(e.data.commit), branch], {
+          cwd: repo.dir,
+        }),
+      ).not.toThrow();
+    expect(filesOn(repo.dir, branch)).toEqual(expectedFiles(agents));
+  }, 600_000);
+});
+
 async function runIdOf(url: string): Promise<string | null> {
   const res = await fleet.db.sql(
     'SELECT run_id FROM colony.runs ORDER BY created_at DESC LIMIT 1',
