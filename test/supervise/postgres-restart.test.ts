@@ -114,27 +114,45 @@ function start(args: string[]): {
 
 const count = (rows: Row[], kind: string) => rows.filter((e) => e.kind === kind).length;
 
+/** Starts a run, waits for its first model response, kills it with -9; returns its id. */
+async function killedRun(): Promise<string> {
+  const repo = createUserRepo({ 'README.md': '# crash\n' }, 'colony-pg-restart-repo-').dir;
+  const run = start([
+    'run',
+    '--repo',
+    repo,
+    '--goal',
+    'list the folder',
+    ...fakeModelFlags(fake.url),
+    '--sandbox',
+    'off',
+    '--json',
+  ]);
+  const runId = await until('the run id', () => /"runId":"([^"]+)"/.exec(run.output())?.[1] ?? null);
+  await until('a first model response', () =>
+    run.output().includes('"kind":"model.response"') ? true : null,
+  );
+  run.child.kill('SIGKILL');
+  await run.closed;
+  return runId;
+}
+
+/** The run's end as checked by both tests: once, every turn answered once, seq and chain intact. */
+async function expectFinishedOnce(runId: string, done: Row[], context: string): Promise<void> {
+  expect(done.find((e) => e.kind === 'run.finished')?.data.status, context).toBe('succeeded');
+  expect(count(done, 'run.finished')).toBe(1);
+  // Every turn answered once in the log: a completed call was replayed, never made again.
+  const steps = done.filter((e) => e.kind === 'model.response').map((e) => e.data.step);
+  expect(steps).toEqual(Array.from({ length: TOOL_TURNS + 1 }, (_, i) => i + 1));
+  // One writer at a time: seq without a gap, and the hash chain holds.
+  expect(done.map((e) => e.seq)).toEqual(done.map((_, i) => i + 1));
+  const verify = start(['verify', runId]);
+  expect(await verify.closed, verify.output()).toBe(0);
+}
+
 describe('Postgres restarts while a supervisor resumes a run', () => {
   it('the run finishes once, no completed model call is made again, the chain verifies', async () => {
-    const repo = createUserRepo({ 'README.md': '# crash\n' }, 'colony-pg-restart-repo-').dir;
-    const run = start([
-      'run',
-      '--repo',
-      repo,
-      '--goal',
-      'list the folder',
-      ...fakeModelFlags(fake.url),
-      '--sandbox',
-      'off',
-      '--json',
-    ]);
-    const runId = await until('the run id', () => /"runId":"([^"]+)"/.exec(run.output())?.[1] ?? null);
-    await until('a first model response', () =>
-      run.output().includes('"kind":"model.response"') ? true : null,
-    );
-    run.child.kill('SIGKILL');
-    await run.closed;
-
+    const runId = await killedRun();
     const supervisor = start(['supervise', '--interval', '200ms', '--grace', '1s', '--json']);
     // The supervisor took the run and its resume is under way: a model call after the recovery.
     await until('the resume under way', async () => {
@@ -157,18 +175,32 @@ describe('Postgres restarts while a supervisor resumes a run', () => {
     supervisor.child.kill('SIGTERM');
     await supervisor.closed;
 
-    expect(done.find((e) => e.kind === 'run.finished')?.data.status, supervisor.output().slice(-2000)).toBe(
-      'succeeded',
-    );
-    expect(count(done, 'run.finished')).toBe(1);
     // At least the one recovery; a second when the crash cost the resuming process its run lock.
     expect(count(done, 'run.recovered')).toBeGreaterThanOrEqual(1);
-    // Every turn answered once in the log: a completed call was replayed, never made again.
-    const steps = done.filter((e) => e.kind === 'model.response').map((e) => e.data.step);
-    expect(steps).toEqual(Array.from({ length: TOOL_TURNS + 1 }, (_, i) => i + 1));
-    // One writer at a time: seq without a gap, and the hash chain holds.
-    expect(done.map((e) => e.seq)).toEqual(done.map((_, i) => i + 1));
-    const verify = start(['verify', runId]);
-    expect(await verify.closed, verify.output()).toBe(0);
+    await expectFinishedOnce(runId, done, supervisor.output().slice(-2000));
+  }, 420_000);
+});
+
+describe('Postgres restarts during colony resume', () => {
+  it('the resume pauses with a clear message; the next resume finishes the run once', async () => {
+    const runId = await killedRun();
+    const resume = start(['resume', runId, '--json']);
+    await until('the resume under way', async () => {
+      const rows = await events(runId);
+      const resumed = rows?.findIndex((e) => e.kind === 'run.resumed') ?? -1;
+      return resumed >= 0 && rows?.slice(resumed).some((e) => e.kind === 'model.response') ? true : null;
+    });
+    await db.crashAndRestart(1_000);
+    const first = await resume.closed;
+    let done = await events(runId);
+    if (!done?.some((e) => e.kind === 'run.finished')) {
+      // It lost the database: it says so and how to go on, and wrote nothing more.
+      expect(first).not.toBe(0);
+      expect(resume.output()).toMatch(new RegExp(`colony resume ${runId}\` finishes it`));
+      const again = start(['resume', runId, '--json']);
+      expect(await again.closed, again.output().slice(-2000)).toBe(0);
+      done = await events(runId);
+    }
+    await expectFinishedOnce(runId, done ?? [], resume.output().slice(-2000));
   }, 420_000);
 });
