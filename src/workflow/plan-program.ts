@@ -16,6 +16,7 @@ import { foldEvents } from '../view/run-state.js';
 import { runWorkflow } from './engine.js';
 import type { WorkflowHost } from './host.js';
 import { programFromSource, readProgramSource } from './load.js';
+import { memoryLog } from './memory-log.js';
 
 export type PlannedDag = StoredEvent<'workflow.planned'>['data'];
 
@@ -105,28 +106,4 @@ export function formatProgramPlan(plan: ProgramPlan): string {
   );
   if (plan.stopped) lines.push(`  the program stopped without real step results: ${plan.stopped}`);
   return lines.join('\n');
-}
-
-function memoryLog(): EventLog & { events: StoredEvent[] } {
-  const events: StoredEvent[] = [];
-  const append = async (event: EventInput) => {
-    const stored = {
-      ...event,
-      seq: events.length + 1,
-      ts: new Date(0).toISOString(),
-      hash: '',
-      prevHash: '',
-    };
-    events.push(stored as unknown as StoredEvent);
-    return stored as unknown as StoredEvent;
-  };
-  return {
-    events,
-    append: append as EventLog['append'],
-    appendMany: async (list) => Promise.all(list.map(append)),
-    read: (async (_runId: string, options?: { kinds?: string[] }) =>
-      events.filter((e) => !options?.kinds || options.kinds.includes(e.kind))) as EventLog['read'],
-    verify: async () => ({ ok: true, events: events.length }) as never,
-    flush: async () => {},
-  };
 }

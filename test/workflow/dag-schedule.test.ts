@@ -10,28 +10,7 @@ import { resolveLimits, Scheduler } from '../../src/run/scheduler.js';
 import type { EventLog } from '../../src/store/types.js';
 import type { EngineOptions, WorkflowOutcome } from '../../src/workflow/engine.js';
 import { runWorkflow, type WorkflowHost, type WorkflowProgram } from '../../src/workflow/index.js';
-
-function memoryLog(initial: StoredEvent[] = []): EventLog & { events: StoredEvent[] } {
-  const events: StoredEvent[] = [...initial];
-  const append = async (event: EventInput) => {
-    const stored = {
-      ...event,
-      seq: events.length + 1,
-      ts: new Date(0).toISOString(),
-    } as unknown as StoredEvent;
-    events.push(stored);
-    return stored;
-  };
-  return {
-    events,
-    append: append as EventLog['append'],
-    appendMany: async (list) => Promise.all(list.map(append)),
-    read: (async (_runId: string, options?: { kinds?: string[] }) =>
-      events.filter((e) => !options?.kinds || options.kinds.includes(e.kind))) as EventLog['read'],
-    verify: async () => ({ ok: true }) as never,
-    flush: async () => {},
-  };
-}
+import { memoryLog } from '../../src/workflow/memory-log.js';
 
 /** Every promise callback and setImmediate the engine queued has run (no wall-clock wait). */
 async function quiet(): Promise<void> {

@@ -11,16 +11,15 @@
  */
 import type { StoredEvent } from '../../core/events.js';
 import type { RunMetrics } from '../../view/metrics.js';
-import { type DecisionRecord, type EpisodeRecord, type PerfSource, TRAJECTORY_VERSION } from './types.js';
+import {
+  type DecisionRecord,
+  type Delegation,
+  type EpisodeRecord,
+  type PerfSource,
+  TRAJECTORY_VERSION,
+} from './types.js';
 
-export interface Delegation {
-  subagentsCreated: number;
-  subagentsAbandoned: number;
-  tasksAssigned: number;
-  tasksDone: number;
-  programSteps: number;
-  programStepsOk: number;
-}
+export type { Delegation };
 
 /** What the lead's decisions delegated, and how much of it finished. */
 export function delegationOf(decisions: readonly DecisionRecord[]): Delegation {

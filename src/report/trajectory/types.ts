@@ -111,16 +111,7 @@ export interface EpisodeRecord {
   criticalSteps: number;
   totalSteps: number;
   /** The delegations r_finish counts, and how many finished. */
-  delegation: {
-    subagentsCreated: number;
-    /** Created by the lead and never given a task. */
-    subagentsAbandoned: number;
-    /** Tasks the lead's decisions assigned (acceptance fix tasks, lead step 0, are not decisions). */
-    tasksAssigned: number;
-    tasksDone: number;
-    programSteps: number;
-    programStepsOk: number;
-  };
+  delegation: Delegation;
   rewards: {
     rParallel: number;
     /** null: the lead delegated nothing. */
@@ -132,3 +123,15 @@ export interface EpisodeRecord {
 }
 
 export type TrajectoryRecord = DecisionRecord | EpisodeRecord;
+
+/** What the lead's decisions delegated, and how much of it finished (r_finish's counts). */
+export interface Delegation {
+  subagentsCreated: number;
+  /** Created by the lead and never given a task. */
+  subagentsAbandoned: number;
+  /** Tasks the lead's decisions assigned (acceptance fix tasks, lead step 0, are not decisions). */
+  tasksAssigned: number;
+  tasksDone: number;
+  programSteps: number;
+  programStepsOk: number;
+}

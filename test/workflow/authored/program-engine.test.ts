@@ -10,28 +10,7 @@ import type { EventLog } from '../../../src/store/types.js';
 import { checkProgram, renderProblems } from '../../../src/workflow/authored/check.js';
 import { evaluatorProgram } from '../../../src/workflow/authored/evaluate.js';
 import { runWorkflow, type WorkflowHost } from '../../../src/workflow/index.js';
-
-function memoryLog(): EventLog & { events: StoredEvent[] } {
-  const events: StoredEvent[] = [];
-  const append = async (event: EventInput) => {
-    const stored = {
-      ...event,
-      seq: events.length + 1,
-      ts: new Date(0).toISOString(),
-    } as unknown as StoredEvent;
-    events.push(stored);
-    return stored;
-  };
-  return {
-    events,
-    append: append as EventLog['append'],
-    appendMany: async (list) => Promise.all(list.map(append)),
-    read: (async (_runId: string, options?: { kinds?: string[] }) =>
-      events.filter((e) => !options?.kinds || options.kinds.includes(e.kind))) as EventLog['read'],
-    verify: async () => ({ ok: true }) as never,
-    flush: async () => {},
-  };
-}
+import { memoryLog } from '../../../src/workflow/memory-log.js';
 
 function hostOn(log: EventLog, attempts: string[]): WorkflowHost {
   return {
