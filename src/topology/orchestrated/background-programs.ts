@@ -17,10 +17,16 @@ import type { EventLog } from '../../store/types.js';
 import type { ToolResult } from '../../tool/types.js';
 import type { WorkflowOutcome } from '../../workflow/engine.js';
 import { LEAD_AGENT } from './prompt.js';
-import { checkLeadProgram, outcomeBody, outcomeStatus, programId } from './run-workflow-tool.js';
+import {
+  checkLeadProgram,
+  DEFAULT_MAX_OPEN_WORKFLOWS,
+  outcomeBody,
+  outcomeStatus,
+  programId,
+} from './run-workflow-tool.js';
 
-/** Open workflow runs per lead (REFERENCE: 10 open runs). */
-export const DEFAULT_MAX_OPEN_WORKFLOWS = 10;
+export { DEFAULT_MAX_OPEN_WORKFLOWS };
+
 /** The longest a `workflow_status {wait: true}` waits before it answers "still running". */
 export const DEFAULT_STATUS_WAIT_MS = 10 * 60_000;
 /** The program's result in its end message is cut here (workflow_status gives up to 20,000). */

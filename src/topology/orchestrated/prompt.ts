@@ -3,7 +3,7 @@
  * tasks it is given and answers with a short result (the only thing the lead sees: context sharding).
  */
 
-import { RUN_WORKFLOW_API } from './run-workflow-tool.js';
+import { DEFAULT_MAX_OPEN_WORKFLOWS, RUN_WORKFLOW_API } from './run-workflow-tool.js';
 
 export const LEAD_AGENT = 'lead';
 
@@ -44,7 +44,7 @@ export function leadSystemPrompt(options: {
           '  returns what you need as JSON; it is type-checked first, and you get the errors to fix if any.',
           '  With background: true it returns a handle {id, status} at once and runs on while you work:',
           '  workflow_status {id, wait?} shows its steps and, once it ended, its result; a direct message tells',
-          `  you when it ends (your final answer waits for open runs). At most ${options.maxOpenWorkflows ?? 10} runs of yours are open at once.`,
+          `  you when it ends (your final answer waits for open runs). At most ${options.maxOpenWorkflows ?? DEFAULT_MAX_OPEN_WORKFLOWS} runs of yours are open at once.`,
           ...RUN_WORKFLOW_API.split('\n').map((line) => `  ${line}`),
           `  Profiles for w.agent: ${options.profiles.join(', ')}.`,
         ]

@@ -21,6 +21,8 @@ import type { LeadPrograms } from './background-programs.js';
 /** The result the lead reads is cut here (it is also logged whole as workflow.finished). */
 export const MAX_RESULT_CHARS = 20_000;
 export const DEFAULT_MAX_MAP_ITEMS = 1_000;
+/** Open workflow runs per lead (REFERENCE: 10 open runs); background-programs.ts enforces it. */
+export const DEFAULT_MAX_OPEN_WORKFLOWS = 10;
 
 export const RUN_WORKFLOW_API = [
   'The program is the body of `async function program(w: Workflow)`: `w` is in scope, `return` gives the',
@@ -50,7 +52,7 @@ export interface RunWorkflowOptions {
 export function createRunWorkflowTool(options: RunWorkflowOptions): Tool {
   return defineTool({
     name: 'run_workflow',
-    description: `Run a workflow program you write in TypeScript: it starts agents in stages and merges their results; you get its return value. It is type-checked first: on errors nothing runs and you get them (line:col) to fix.\n${RUN_WORKFLOW_API}`,
+    description: `Run a workflow program you write in TypeScript: it starts agents in stages and merges their results; you get its return value (with background: true, a handle at once: follow it with workflow_status; a direct message tells you when it ends). It is type-checked first: on errors nothing runs and you get them (line:col) to fix.\n${RUN_WORKFLOW_API}`,
     schema: z.object({
       program: z
         .string()
