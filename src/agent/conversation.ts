@@ -96,6 +96,8 @@ export function applyEvent(state: ConversationState, event: StoredEvent): void {
     case 'message.delivered': {
       const data = event.data;
       if (data.via !== 'interrupt') return;
+      // Delivered after an answer (AgentDeps.beforeFinish): the conversation goes on with them.
+      if (state.answered && (data.messages?.length ?? 0) > 0) state.answered = false;
       for (const message of data.messages ?? []) {
         state.interrupts.push({ role: 'user', content: formatDirectMessage(message) });
       }

@@ -45,6 +45,13 @@ export interface AgentDeps {
   /** Messages to put in front of the next model request (e.g. direct messages that interrupt). */
   beforeModelCall?: () => Promise<Message[]>;
   /**
+   * Called when the model answered with no tool call, before the agent finishes (its last response
+   * committed first): messages it returns — direct messages it took, logged as delivered — go in
+   * front of another model request instead of ending the agent (replay reopens the same way,
+   * conversation.ts). The orchestrated lead waits here for its open background workflow programs.
+   */
+  beforeFinish?: () => Promise<Message[]>;
+  /**
    * Called once the outcome is decided, before its last events are committed (no more model or tool
    * calls follow): the orchestrated scheduler hands the agent's slot over here.
    */
@@ -169,8 +176,18 @@ export async function runAgent(spec: AgentSpec, deps: AgentDeps): Promise<AgentO
     // 2. Stop conditions, checked before every model call.
     const base = { steps: state.steps, finalText: state.finalText };
     if (deps.signal?.aborted) return finish(abortedOutcome(deps.signal, base));
-    if (state.answered)
-      return finish({ ...base, status: 'done', stopReason: 'answered', reason: 'final answer' });
+    if (state.answered) {
+      let more: Message[] = [];
+      if (deps.beforeFinish) {
+        await writes.settle();
+        more = await deps.beforeFinish();
+      }
+      if (deps.signal?.aborted) return finish(abortedOutcome(deps.signal, base));
+      if (more.length === 0)
+        return finish({ ...base, status: 'done', stopReason: 'answered', reason: 'final answer' });
+      state.messages.push(...more);
+      state.answered = false;
+    }
     if (state.steps >= spec.maxSteps) {
       return finish({
         ...base,

@@ -69,6 +69,8 @@ export const limitsSchema = z
     concurrency: z.number().int().positive().optional(),
     maxStartsPerAgent: z.number().int().positive().optional(),
     maxAgents: z.number().int().positive().optional(),
+    /** orchestrated: open workflow runs per lead at once (default 10). */
+    maxOpenWorkflows: z.number().int().positive().optional(),
   })
   .strict();
 

@@ -170,6 +170,7 @@ function orchestratedFields(input: NewRunInput): SpecFields {
     concurrency: input.concurrency ?? limits.concurrency,
     maxStartsPerAgent: limits.maxStartsPerAgent,
     maxAgents: limits.maxAgents,
+    maxOpenWorkflows: limits.maxOpenWorkflows,
     ...(input.leadDelegation ? { leadDelegation: input.leadDelegation } : {}),
     ...(Object.keys(profiles).length > 0 ? { profiles } : {}),
     ...(config.accept ? { accept: config.accept, acceptRounds: config.acceptRounds } : {}),

@@ -92,6 +92,7 @@ export const runSpecSchema = z.strictObject({
   leadDelegation: z.enum(['tasks', 'programs', 'both']).optional(),
   maxStartsPerAgent: positiveInt.optional(),
   maxAgents: positiveInt.optional(),
+  maxOpenWorkflows: positiveInt.optional(),
   profiles: z
     .record(
       z.string(),

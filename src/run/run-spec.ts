@@ -107,6 +107,8 @@ export interface RunSpec {
   /** Scheduler limits beyond `concurrency` (defaults: 1,000 starts per agent, 4,096 agents). */
   maxStartsPerAgent?: number;
   maxAgents?: number;
+  /** orchestrated: open workflow runs (run_workflow, background or not) per lead at once (default 10). */
+  maxOpenWorkflows?: number;
   /** orchestrated: profiles from config (base profile, own model, step cap, role prompt). */
   profiles?: Record<string, ProfileDefinition>;
   /** orchestrated: the acceptance check run after the team finishes (failures go back to their owners). */

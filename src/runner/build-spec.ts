@@ -46,6 +46,7 @@ const SPEC_FIELDS = [
   'leadDelegation',
   'maxStartsPerAgent',
   'maxAgents',
+  'maxOpenWorkflows',
   'profiles',
   'accept',
   'acceptRounds',

@@ -15,19 +15,23 @@ import { renderRepoSummary, summariseRepo } from '../agent/repo-summary.js';
 import { AgentCoordination, createContextReadTool, createContextUnfoldTool } from '../coord/index.js';
 import { CliHost } from '../external-agent/index.js';
 import type { FleetOwner } from '../fleet/owner.js';
+import type { Message } from '../model/types.js';
 import { readLoggedOutcome } from '../run/agent-end.js';
 import type { RunPhases } from '../run/durable.js';
 import { resolveLimits, Scheduler } from '../run/scheduler.js';
+import type { Tool } from '../tool/types.js';
 import { IntegrationQueue } from '../workspace/integration/index.js';
 import type { RunContext, RunOutcome, Topology } from './context.js';
 import { ACCEPT_LEAD_STEP, DEFAULT_ACCEPT_ROUNDS, runAcceptance } from './orchestrated/accept.js';
 import { ACCEPTANCE_AGENT } from './orchestrated/accept-check.js';
+import { LeadPrograms, NOTICE_SENDER } from './orchestrated/background-programs.js';
 import { LEAD_AGENT, leadSystemPrompt } from './orchestrated/prompt.js';
-import { createRunWorkflowTool } from './orchestrated/run-workflow-tool.js';
+import { createRunWorkflowTool, runCheckedProgram } from './orchestrated/run-workflow-tool.js';
 import { runHasSubagentClis, type SubagentCli, subagentCliChoice } from './orchestrated/subagent-cli.js';
 import { failedTask } from './orchestrated/subagent-task.js';
 import { Team } from './orchestrated/team.js';
 import { createAssignTaskTool, createSubagentTool } from './orchestrated/tools.js';
+import { createWorkflowStatusTool } from './orchestrated/workflow-status-tool.js';
 import { runAgentSession } from './session/agent-session.js';
 import { decideRunStatus, decidingOutcome } from './session/run-verdict.js';
 import { agentCliAccess } from './team/cli-access.js';
@@ -128,6 +132,8 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       });
       const delegation = spec.leadDelegation ?? 'both';
       const slots = scheduler;
+      let leadPrograms: LeadPrograms | null = null;
+      let workflowTools: Tool[] = [];
       try {
         const history = await log.read(spec.runId, { agent: LEAD_AGENT });
         const ws = await workspace.forAgent(LEAD_AGENT);
@@ -138,14 +144,36 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
         // The lead reads the shared context (its subagents' FAIL and PATCH entries, channel messages).
         // run_workflow: programs the lead writes, run by the workflow engine over this run's queue,
         // budget, coordination and scheduler (docs/workflows.md, "Programs the lead writes").
-        const programs =
-          delegation === 'tasks'
-            ? []
-            : [
-                createRunWorkflowTool({
-                  host: teamWorkflowHost(ctx, { dir, workspace, queue, budget, coordination, slots }),
-                }),
-              ];
+        // Background runs (run_workflow {background: true}, workflow_status) are tracked by
+        // LeadPrograms; those the lead started before a crash start again here (their steps replay).
+        if (delegation !== 'tasks') {
+          const host = teamWorkflowHost(ctx, { dir, workspace, queue, budget, coordination, slots });
+          leadPrograms = new LeadPrograms({
+            runId: spec.runId,
+            log,
+            signal: ctx.signal,
+            ...(spec.maxOpenWorkflows !== undefined ? { maxOpen: spec.maxOpenWorkflows } : {}),
+            run: (js, id) => runCheckedProgram({ host }, js, id),
+            notify: async (text) => {
+              const sent = await ctx.coord.messages.send({
+                runId: spec.runId,
+                from: NOTICE_SENDER,
+                to: LEAD_AGENT,
+                text,
+              });
+              if (!sent.ok) throw new Error(sent.error);
+            },
+            limitHit: async (value, used) => {
+              await emit('limit.hit', { limit: 'max_open_workflows', value, used }, LEAD_AGENT);
+            },
+          });
+          await leadPrograms.load(history);
+          workflowTools = [
+            createRunWorkflowTool({ host, programs: leadPrograms }),
+            createWorkflowStatusTool(leadPrograms),
+          ];
+        }
+        const programs = workflowTools;
         const tasks = delegation === 'programs' ? [] : [createSubagentTool(team), createAssignTaskTool(team)];
         const tools = [
           ...base.tools,
@@ -176,6 +204,7 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
                 maxSubagentSteps: spec.subagentMaxSteps ?? DEFAULT_SUBAGENT_STEPS,
                 sharedContext: true,
                 delegation,
+                ...(spec.maxOpenWorkflows !== undefined ? { maxOpenWorkflows: spec.maxOpenWorkflows } : {}),
               }),
           },
           {
@@ -185,8 +214,12 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
             stream: spec.stream,
             signal: ctx.signal,
             beforeModelCall: ctx.injectorFor(LEAD_AGENT),
+            // The lead's answer waits for its open background runs: their end messages reopen it.
+            ...(leadPrograms ? { beforeFinish: leadFinish(leadPrograms) } : {}),
           },
         );
+        // Runs still open when the lead stopped for another reason (step cap, budget) end first.
+        await leadPrograms?.settleAll();
         if (spec.accept && leadOutcome.status === 'done' && !ctx.signal.aborted) {
           await runAcceptance({
             runId: spec.runId,
@@ -206,6 +239,8 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
           });
         }
       } finally {
+        // Nothing of a program may outlive the queue it lands through.
+        await leadPrograms?.settleAll();
         ctx.signal.removeEventListener('abort', onEnd);
         coordination?.stop();
         await queue.close();
@@ -260,6 +295,19 @@ export function orchestratedPhases(ctx: RunContext): RunPhases<RunOutcome> {
       host,
       sandbox: ctx.sandbox,
       baseEnv: ctx.commandEnv,
+    };
+  }
+
+  /**
+   * Before the lead finishes: waits for its open background runs, then gives it its unread direct
+   * messages (their end messages among them); any → the lead goes on instead of finishing.
+   */
+  function leadFinish(programs: LeadPrograms): () => Promise<Message[]> {
+    const inject = ctx.injectorFor(LEAD_AGENT);
+    return async () => {
+      await programs.settleAll();
+      if (ctx.signal.aborted) return [];
+      return inject();
     };
   }
 

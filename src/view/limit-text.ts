@@ -25,6 +25,8 @@ export function limitHitText(hit: LimitHitFacts): string {
       return `token budget reached: the next call could pass ${hit.value} tokens (${hit.used} used)`;
     case 'max_steps':
       return `step cap reached: ${hit.used} of ${hit.value} steps`;
+    case 'max_open_workflows':
+      return `workflow runs of the lead: ${hit.used} open, at most ${hit.value} (one more was refused)`;
     case 'runs_per_server':
       return `run slots full: at most ${hit.value} runs at once on this store (${hit.used} running)`;
     default:

@@ -29,3 +29,11 @@ describe('limitHitText for budgets', () => {
     );
   });
 });
+
+describe('limitHitText for the lead', () => {
+  it('names the open workflow runs of the lead', () => {
+    expect(limitHitText({ limit: 'max_open_workflows', value: 10, used: 10 })).toBe(
+      'workflow runs of the lead: 10 open, at most 10 (one more was refused)',
+    );
+  });
+});

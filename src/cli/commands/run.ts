@@ -87,6 +87,8 @@ ${FLEET_HELP}
   --accept-rounds N    orchestrated: fix rounds of the acceptance check at most (default 2)
   --max-starts-per-agent N  most starts of one named agent (default 1000; then thread_limit_error)
   --max-agents N       most agents in the run (default 4096)
+  --max-open-workflows N  orchestrated/planned: most open workflow runs of the lead at once (default 10;
+                       then workflow_limit_error)
   --deadline DURATION  end the run as deadline_exceeded after this long (default 24h), e.g. 6h
   --max-steps N        step cap (default 100)
   --budget-usd X       hard money limit (needs priced models, unless --budget-tokens is given too)
@@ -106,7 +108,7 @@ ${FLEET_HELP}
 ${NOTIFY_FLAG_HELP}
   --config FILE        config file (default ./colony.json if present); it may define
                        "profiles" {name: {base, model?, maxSteps?, system?, cli?}}, "limits"
-                       {concurrency, maxStartsPerAgent, maxAgents}, "accept" and "acceptRounds".
+                       {concurrency, maxStartsPerAgent, maxAgents, maxOpenWorkflows}, "accept" and "acceptRounds".
                        A ./colony.json not named with --config is not trusted with commands,
                        containment or endpoints: setup, verify, accept, baseUrl, sandbox (other than
                        on), allowNetwork, passEnv, notify and models[].baseUrl/apiKeyEnv are
@@ -143,6 +145,7 @@ export const RUN_OPTIONS = {
   'accept-rounds': { type: 'string' },
   'max-starts-per-agent': { type: 'string' },
   'max-agents': { type: 'string' },
+  'max-open-workflows': { type: 'string' },
   deadline: { type: 'string' },
   'max-steps': { type: 'string' },
   'budget-usd': { type: 'string' },
@@ -317,7 +320,11 @@ export async function runCommand(argv: string[]): Promise<number> {
 function teamFlags(
   values: Record<string, string | string[] | boolean | undefined>,
   topology: TopologyFlags['topology'],
-): { accept?: string; acceptRounds?: number; limits?: { maxStartsPerAgent?: number; maxAgents?: number } } {
+): {
+  accept?: string;
+  acceptRounds?: number;
+  limits?: { maxStartsPerAgent?: number; maxAgents?: number; maxOpenWorkflows?: number };
+} {
   const text = (name: string) => values[name] as string | undefined;
   const accept = text('accept');
   // 0 rounds is valid: check once, route nothing.
@@ -325,21 +332,26 @@ function teamFlags(
   const acceptRounds = rounds?.trim() === '0' ? 0 : numberFlag(rounds, 'accept-rounds', 'int');
   const maxStarts = numberFlag(text('max-starts-per-agent'), 'max-starts-per-agent', 'int');
   const maxAgents = numberFlag(text('max-agents'), 'max-agents', 'int');
+  const maxOpen = numberFlag(text('max-open-workflows'), 'max-open-workflows', 'int');
   if ((accept !== undefined || acceptRounds !== undefined) && topology !== 'orchestrated')
     throw new UsageError('run: --accept and --accept-rounds need --topology orchestrated');
   if (accept !== undefined && accept.trim() === '') throw new UsageError('run: --accept must not be empty');
   if ((maxStarts !== undefined || maxAgents !== undefined) && topology !== 'orchestrated')
     throw new UsageError('run: --max-starts-per-agent and --max-agents need --topology orchestrated');
+  if (maxOpen !== undefined && topology !== 'orchestrated')
+    throw new UsageError('run: --max-open-workflows needs --topology orchestrated or planned');
   for (const [flag, value] of [
     ['max-starts-per-agent', maxStarts],
     ['max-agents', maxAgents],
+    ['max-open-workflows', maxOpen],
   ] as const)
     if (value !== undefined && value < 1) throw new UsageError(`run: --${flag} must be at least 1`);
   const limits =
-    maxStarts !== undefined || maxAgents !== undefined
+    maxStarts !== undefined || maxAgents !== undefined || maxOpen !== undefined
       ? {
           ...(maxStarts !== undefined ? { maxStartsPerAgent: maxStarts } : {}),
           ...(maxAgents !== undefined ? { maxAgents } : {}),
+          ...(maxOpen !== undefined ? { maxOpenWorkflows: maxOpen } : {}),
         }
       : undefined;
   return {

@@ -3,7 +3,7 @@
  * tasks it is given and answers with a short result (the only thing the lead sees: context sharding).
  */
 
-import { RUN_WORKFLOW_API } from './run-workflow-tool.js';
+import { DEFAULT_MAX_OPEN_WORKFLOWS, RUN_WORKFLOW_API } from './run-workflow-tool.js';
 
 export const LEAD_AGENT = 'lead';
 
@@ -17,6 +17,8 @@ export function leadSystemPrompt(options: {
   sharedContext?: boolean;
   /** tasks: create_subagent/assign_task; programs: run_workflow only; both (default). */
   delegation?: 'tasks' | 'programs' | 'both';
+  /** Open workflow runs at most (default 10). */
+  maxOpenWorkflows?: number;
 }): string {
   const delegation = options.delegation ?? 'tasks';
   const tasks = delegation !== 'programs';
@@ -40,6 +42,9 @@ export function leadSystemPrompt(options: {
       ? [
           '- run_workflow {program}: a TypeScript program that runs agents (map, parallel, stages, DAGs) and',
           '  returns what you need as JSON; it is type-checked first, and you get the errors to fix if any.',
+          '  With background: true it returns a handle {id, status} at once and runs on while you work:',
+          '  workflow_status {id, wait?} shows its steps and, once it ended, its result; a direct message tells',
+          `  you when it ends (your final answer waits for open runs). At most ${options.maxOpenWorkflows ?? DEFAULT_MAX_OPEN_WORKFLOWS} runs of yours are open at once.`,
           ...RUN_WORKFLOW_API.split('\n').map((line) => `  ${line}`),
           `  Profiles for w.agent: ${options.profiles.join(', ')}.`,
         ]

@@ -69,6 +69,7 @@ export interface LoopParts {
   stream?: boolean;
   signal?: AbortSignal;
   beforeModelCall?: () => Promise<Message[]>;
+  beforeFinish?: AgentDeps['beforeFinish'];
   onOutcome?: AgentDeps['onOutcome'];
   /** Where the loop's own differ from what agent.started records (a peer's loop runs as `coder`). */
   profile?: string;
@@ -98,6 +99,7 @@ export function loopDriver(start: AgentSessionStart, system: string, parts: Loop
       signal: parts.signal,
       history: start.history,
       beforeModelCall: parts.beforeModelCall,
+      ...(parts.beforeFinish ? { beforeFinish: parts.beforeFinish } : {}),
       onOutcome: parts.onOutcome,
     },
   };
