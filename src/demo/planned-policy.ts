@@ -19,6 +19,7 @@ export const PLANNED_DEMO_PROGRAM = [
   "const reviews = await w.stage('review', () =>",
   '  w.map(folders, (folder) =>',
   "    w.agent({ profile: 'reviewer', name: 'review' }).run(",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the program's own template literal
   '      `Review the files under ${folder}/ for bugs. Answer JSON only: {"findings": [{"file": string, "line": number, "bug": string}]}`,',
   '    ),',
   '  ),',
@@ -31,12 +32,14 @@ export const PLANNED_DEMO_PROGRAM = [
   "const fixes = await w.stage('fix', () =>",
   '  w.map(findings, (f) =>',
   "    w.agent({ profile: 'coder', name: 'fix' }).run(",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the program's own template literal
   '      `Fix this bug in ${f.file} (line ${f.line}): ${f.bug}. Run its test; do not change the tests.`,',
   '    ),',
   '  ),',
   ');',
   "const tests = await w.sync('integration', 'node --test test/');",
   'return {',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the program's own template literal
   '  findings: findings.map((f) => `${f.file}:${f.line} ${f.bug}`),',
   '  landed: fixes.filter((f) => f.ok).length,',
   '  failed: fixes.filter((f) => !f.ok).map((f) => (f.ok ? "" : f.error.message)),',

@@ -35,8 +35,10 @@ const CODER_TASK = 'Write LETTERS.md naming the Greek letters.';
 function program(letters: string[]): string {
   return [
     `const items = ${JSON.stringify(letters)};`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the program's own template literal
     "const results = await w.map(items, (item) => w.agent('explore').run(`Describe ${item}`), { concurrency: 1 });",
     `const written = await w.agent('coder').run(${JSON.stringify(CODER_TASK)});`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the program's own template literal
     'return { letters: results.map((r) => (r.ok ? r.value : `failed: ${r.error.message}`)), written: written.ok };',
   ].join('\n');
 }
