@@ -21,7 +21,9 @@ run the same goal with a real model.
   solo    one agent fixes three modules with failing tests
   review  a workflow program: four read-only explorers review four areas in parallel; their JSON
           risks are merged, de-duplicated and ranked; prints CriticalSteps, parallelism, cost
-  orchestrated  a lead creates three read-only subagents and assigns two waves of tasks
+  orchestrated
+          a lead creates three read-only subagents and assigns two waves of tasks; prints
+          CriticalSteps, parallelism, finish rate, cost
   planned a lead (--topology planned) writes a program: read-only reviewers mapped over the
           repository's folders, then one writer per finding, each fix landing through the
           integration queue; the tests pass on the result; prints the findings and CriticalSteps`;
