@@ -151,6 +151,8 @@ function describeTeamEvent(kind: string, d: Record<string, unknown>): string {
     case 'step.started':
       return `step ${s(d.label)} started (${s(d.profile)})`;
     case 'step.finished':
+      if (d.reusedFrom !== undefined)
+        return `step ${s(d.step)} re-used from ${s(d.reusedFrom)} (not run again)`;
       return `step ${s(d.step)} ${d.ok ? 'finished' : `failed: ${firstLine(d.error)}`}`;
     case 'sync.finished':
       return `sync point "${s(d.command)}" ${d.passed ? 'passed' : `FAILED (exit ${s(d.exitCode)})`}`;

@@ -277,6 +277,11 @@ export interface EventPayloads {
     text?: string;
     errorKind?: string;
     error?: string;
+    /**
+     * The step did not run: an earlier program of the same run (a lead's earlier run_workflow call)
+     * finished this step (same path in its program, same task hash) and its result is re-used.
+     */
+    reusedFrom?: string;
   };
   /** A sync point (w.sync): a command run on a clean checkout of hub main. */
   'sync.finished': {

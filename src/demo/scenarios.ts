@@ -2,6 +2,7 @@ import type { ScriptedPolicy } from '../model/providers/scripted.js';
 import { bugHuntDemoPolicy } from './bug-hunt-policy.js';
 import { orchestratedPolicy } from './orchestrated-policy.js';
 import { peersDemoPolicy } from './peers-policy.js';
+import { plannedDemoPolicy } from './planned-policy.js';
 import { reviewDemoPolicy } from './review-policy.js';
 import { soloDemoPolicy } from './solo-policy.js';
 
@@ -12,6 +13,7 @@ const SCENARIOS: Record<string, ScriptedPolicy> = {
   'orchestrated-demo': orchestratedPolicy(),
   'review-demo': reviewDemoPolicy,
   'bug-hunt-demo': bugHuntDemoPolicy,
+  'planned-demo': plannedDemoPolicy,
 };
 
 export function scenarioPolicy(name: string): ScriptedPolicy | undefined {

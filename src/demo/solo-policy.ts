@@ -16,17 +16,21 @@ interface ScriptedFix {
   old: string;
   new: string;
   idea: string;
+  /** The bug as a reviewer reports it (`colony demo planned`). */
+  bug: string;
 }
 
 export const DEMO_TEST_COMMAND = 'node --test test/';
 
-const FIXES: ScriptedFix[] = [
+/** The demo repository's three bugs and their scripted fixes (also used by `colony demo planned`). */
+export const DEMO_FIXES: readonly ScriptedFix[] = [
   {
     failsWith: 'slugify lower-cases',
     file: 'src/slugify.js',
     old: "return title.trim().replace(/[^A-Za-z0-9]/g, '-');",
     new: "return title\n    .trim()\n    .toLowerCase()\n    .replace(/[^a-z0-9]+/g, '-')\n    .replace(/^-+|-+$/g, '');",
     idea: 'lower-case, collapse runs of non-alphanumerics into one dash, trim dashes',
+    bug: 'the slug keeps upper case and turns every non-alphanumeric character into its own dash',
   },
   {
     failsWith: 'wordCount treats any whitespace',
@@ -34,6 +38,7 @@ const FIXES: ScriptedFix[] = [
     old: "if (text.length === 0) return 0;\n  return text.split(' ').length;",
     new: "const words = text.trim().split(/\\s+/);\n  return words[0] === '' ? 0 : words.length;",
     idea: 'split on any whitespace run after trimming',
+    bug: 'words are split on single spaces only, so runs of whitespace, tabs and newlines miscount',
   },
   {
     failsWith: 'parseDuration handles',
@@ -41,6 +46,7 @@ const FIXES: ScriptedFix[] = [
     old: 'const units = { h: 3600, m: 1, s: 1 };',
     new: 'const units = { h: 3600, m: 60, s: 1 };',
     idea: 'a minute is 60 seconds, not 1',
+    bug: 'a minute counts as 1 second (units.m is 1)',
   },
 ];
 
@@ -54,7 +60,7 @@ export const soloDemoPolicy: ScriptedPolicy = (request: ModelRequest): ScriptedT
       toolCalls: [{ name: 'bash', arguments: { command: DEMO_TEST_COMMAND } }],
     };
   }
-  const failing = FIXES.filter((fix) => firstRun.result?.includes(fix.failsWith));
+  const failing = DEMO_FIXES.filter((fix) => firstRun.result?.includes(fix.failsWith));
   for (const fix of failing) {
     const read = done.some((e) => e.name === 'read' && e.args.path === fix.file);
     if (!read) {

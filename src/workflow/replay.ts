@@ -12,6 +12,37 @@ export interface ReplayIndex {
   /** `w.dag` plans by their `dag` id: a resumed program schedules by the plan it logged. */
   plans: Map<string, StoredEvent<'workflow.planned'>['data']>;
   finished: StoredEvent<'workflow.finished'>['data'] | null;
+  /**
+   * Steps that earlier programs of this run (the lead's other run_workflow calls) finished ok, by
+   * `reuseKey(path in the program, task hash)`, the newest one of each: an edited program re-uses
+   * them instead of running them again (none when the run has one program).
+   */
+  reusable: Map<string, StoredEvent<'step.finished'>['data']>;
+  /** The program these facts are read for (its ids start with `<program>/`). */
+  program: string | undefined;
+}
+
+/** A step's key across a run's programs: its call path inside its program and its task hash. */
+export function reuseKey(pathInProgram: string, taskHash: string): string {
+  return `${pathInProgram}#${taskHash}`;
+}
+
+/** A step id without its program's prefix (`wf3-call_1/map-2/explore` → `map-2/explore`). */
+export function pathInProgram(step: string): string {
+  return step.slice(step.indexOf('/') + 1);
+}
+
+/**
+ * The result an earlier program of the run logged for this step of `replay.program` (same path in
+ * the program, same task hash), when there is one.
+ */
+export function reusableStep(
+  replay: ReplayIndex,
+  step: string,
+  taskHash: string,
+): StoredEvent<'step.finished'>['data'] | undefined {
+  if (replay.program === undefined || !step.startsWith(`${replay.program}/`)) return undefined;
+  return replay.reusable.get(reuseKey(pathInProgram(step), taskHash));
 }
 
 export function attemptKey(step: string, attempt: number): string {
@@ -29,6 +60,8 @@ export async function readReplayIndex(log: EventLog, runId: string, program?: st
     syncs: new Map(),
     plans: new Map(),
     finished: null,
+    reusable: new Map(),
+    program,
   };
   const events = await log.read(runId, {
     kinds: [
@@ -63,6 +96,10 @@ export async function readReplayIndex(log: EventLog, runId: string, program?: st
       case 'step.finished': {
         const data = event.data;
         index.stepsFinished.set(data.step, data);
+        // Another program's successful step (a program's ids start with its id and a '/').
+        const started = index.stepsStarted.get(data.step);
+        if (program !== undefined && data.ok && started && !data.step.startsWith(`${program}/`))
+          index.reusable.set(reuseKey(pathInProgram(data.step), started.taskHash), data);
         break;
       }
       case 'sync.finished': {

@@ -9,7 +9,7 @@ import { retryDelayMs, sleep } from './backoff.js';
 import { attemptAgentName, hashText } from './call-path.js';
 import type { AttemptOutcome, Emit, WorkflowHost } from './host.js';
 import { outputInstruction, parseOutput, repairTask } from './output.js';
-import { attemptKey, type ReplayIndex } from './replay.js';
+import { attemptKey, type ReplayIndex, reusableStep } from './replay.js';
 import { type EngineActivity, holdUntilSettled } from './settle.js';
 import type { AgentDefinition, RunOptions, StepError, StepErrorKind, StepResult } from './types.js';
 
@@ -64,6 +64,23 @@ export async function runStep(
     );
   }
   if (logged) return finishedResult(step, logged);
+  // An edited program: the same step (path in the program, task) finished in an earlier program of
+  // this run — a landed merge included — so its result is re-used instead of running it again.
+  // (A step that ran an attempt of its own in this program is not one: it continues as below.)
+  const earlier = replay.attempts.has(attemptKey(step, 1)) ? undefined : reusableStep(replay, step, taskHash);
+  if (earlier) {
+    if (!started)
+      await emit('step.started', {
+        step,
+        stage,
+        label: definition.name ?? definition.profile,
+        profile: definition.profile,
+        taskHash,
+      });
+    const { step: from, stage: _stage, reusedFrom: _from, ...result } = earlier;
+    await emit('step.finished', { ...result, step, stage, reusedFrom: from });
+    return finishedResult(step, earlier);
+  }
   if (!started) {
     await emit('step.started', {
       step,

@@ -148,4 +148,23 @@ describe('formatEvent', () => {
     expect(lines[5]).toMatch(/claimed src\/a: fix a/);
     for (const [i, line] of lines.entries()) expect(line, line).not.toContain(events[i]?.kind ?? '?');
   });
+  it("says a lead program's step was re-used from an earlier program, not run", () => {
+    const line = formatEvent(
+      stored({
+        runId: 'r',
+        agent: null,
+        kind: 'step.finished',
+        data: {
+          step: 'wf2-c/map-0/explore',
+          stage: null,
+          ok: true,
+          attempts: 1,
+          value: 'x',
+          text: 'x',
+          reusedFrom: 'wf1-c/map-0/explore',
+        },
+      }),
+    );
+    expect(line).toMatch(/step wf2-c\/map-0\/explore re-used from wf1-c\/map-0\/explore \(not run again\)/);
+  });
 });

@@ -8,7 +8,7 @@ import { DEMO_CONFIG } from '../config.js';
 import { runNewInForeground } from '../foreground-run.js';
 import { prepareRun } from '../new-run.js';
 
-export const DEMO_HELP = `colony demo [peers|solo|review|orchestrated] [--dir PARENT] [--json]
+export const DEMO_HELP = `colony demo [peers|solo|review|orchestrated|planned] [--dir PARENT] [--json]
 
 Copies a bundled example repository to a fresh folder and runs agents on it with the SCRIPTED model:
 real tools on real git worktrees, durably logged, but the model's decisions are canned. Prints how to
@@ -20,7 +20,13 @@ run the same goal with a real model.
           entries by kind, tokens, cost, wall-clock
   solo    one agent fixes three modules with failing tests
   review  a workflow program: four read-only explorers review four areas in parallel; their JSON
-          risks are merged, de-duplicated and ranked; prints CriticalSteps, parallelism, cost`;
+          risks are merged, de-duplicated and ranked; prints CriticalSteps, parallelism, cost
+  orchestrated
+          a lead creates three read-only subagents and assigns two waves of tasks; prints
+          CriticalSteps, parallelism, finish rate, cost
+  planned a lead (--topology planned) writes a program: read-only reviewers mapped over the
+          repository's folders, then one writer per finding, each fix landing through the
+          integration queue; the tests pass on the result; prints the findings and CriticalSteps`;
 
 const DEMO_GOAL = 'Make the failing tests pass (run them with `node --test test/`). Do not change the tests.';
 const PEERS_AGENTS = 4;
@@ -41,11 +47,15 @@ export async function demoCommand(argv: string[]): Promise<number> {
   }
   const which = positionals[0] ?? 'peers';
   if (
-    (which !== 'solo' && which !== 'peers' && which !== 'review' && which !== 'orchestrated') ||
+    (which !== 'solo' &&
+      which !== 'peers' &&
+      which !== 'review' &&
+      which !== 'orchestrated' &&
+      which !== 'planned') ||
     positionals.length > 1
   )
     throw new UsageError(
-      `demo: unknown demo "${positionals.join(' ')}" (available: peers, solo, review, orchestrated)`,
+      `demo: unknown demo "${positionals.join(' ')}" (available: peers, solo, review, orchestrated, planned)`,
     );
   const say = (line: string) => {
     if (!values.json) process.stdout.write(`${line}\n`);
@@ -53,6 +63,10 @@ export async function demoCommand(argv: string[]): Promise<number> {
   if (which === 'orchestrated') {
     const { orchestratedDemo } = await import('../demos/orchestrated-demo.js');
     return orchestratedDemo(values.dir, values.json ?? false, say);
+  }
+  if (which === 'planned') {
+    const { plannedDemo } = await import('../demos/planned-demo.js');
+    return plannedDemo(values.dir, values.json ?? false, say);
   }
   if (which === 'review' && positionals.length === 1)
     return (await import('../demos/review-demo.js')).reviewDemo(values.dir, values.json ?? false, say);
