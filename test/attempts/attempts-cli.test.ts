@@ -110,8 +110,8 @@ describe('colony run --attempts', () => {
     );
     expect(new Set(runIds).size).toBe(3);
     const lines = r.stdout.split('\n');
-    const header = lines.findIndex((l) => l.startsWith('attempt  run id'));
-    expect(lines[header]).toMatch(
+    const header = lines.findIndex((l) => /^attempt\s+run id/.test(l));
+    expect(lines[header], r.stdout).toMatch(
       /^attempt\s+run id\s+status\s+verify\s+judge\s+cost\s+tokens\s+CriticalSteps\s+branch$/,
     );
     const rows = lines.slice(header + 1, header + 4);
