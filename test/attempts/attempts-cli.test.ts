@@ -193,6 +193,7 @@ describe('colony run --attempts', () => {
       protocol: 'openai-chat',
       name: 'fake-model',
       baseUrl: model.url,
+      apiKeyEnv: 'FAKE_PROVIDER_KEY',
       prices: { input: 10, cachedInput: 1, cacheWrite: 10, output: 50 },
     };
     writeFileSync(join(dir, 'team.json'), JSON.stringify({ models: [priced] }));
@@ -210,7 +211,7 @@ describe('colony run --attempts', () => {
         'echo 5',
         '--json',
       ],
-      { env: { ...NO_API_KEYS, OPENAI_API_KEY: 'sk-test' }, timeoutMs: 300_000 },
+      { env: NO_API_KEYS, timeoutMs: 300_000 },
     );
     expect(r.code, r.stderr).toBe(0);
     const result = lastJson(r.stdout);
