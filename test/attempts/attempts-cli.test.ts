@@ -223,6 +223,50 @@ describe('colony run --attempts', () => {
   }, 300_000);
 });
 
+describe('colony run --attempts, concurrently', () => {
+  it('starts all three at once (--attempts-concurrency 3): three ordinary runs, each with its branch', async () => {
+    const model = await startFakeProvider({
+      policy: (request) =>
+        request.messages.some((m) => m.role === 'tool')
+          ? { text: 'Done.' }
+          : { toolCalls: [{ name: 'write', arguments: { path: 'answer.txt', content: 'right\n' } }] },
+    });
+    fakes.push(model);
+    const repo = createUserRepo({ 'README.md': '# a\n' }, 'colony-attempts-').dir;
+    const r = await colony(
+      [
+        'run',
+        '--repo',
+        repo,
+        '--goal',
+        'Write answer.txt',
+        ...fakeModelFlags(model.url),
+        '--attempts',
+        '3',
+        '--attempts-concurrency',
+        '3',
+        '--sandbox',
+        'auto',
+        '--verify',
+        'grep -qx right answer.txt',
+      ],
+      { env: NO_API_KEYS, timeoutMs: 300_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const firstEnd = lines.findIndex((l) => /^attempt \d: run \S+ (succeeded|failed)/.test(l));
+    const starts = lines.filter((l, i) => i < firstEnd && /^attempt \d: run \S+ started$/.test(l));
+    expect(starts, r.stdout).toHaveLength(3);
+    const runIds = starts.map((l) => l.split(' ')[3] ?? '');
+    for (const runId of runIds) {
+      expect((await store.runs.getRun(runId))?.status).toBe('succeeded');
+      branchTip(repo, `colony/${runId}`);
+    }
+    // All equal and unpriced: the first attempt wins.
+    expect(r.stdout).toContain(`winner: attempt 1 (run ${runIds[0]})`);
+  }, 300_000);
+});
+
 describe('colony run --attempts usage errors', () => {
   const repo = () => createUserRepo({ 'README.md': '# a\n' }, 'colony-attempts-usage-').dir;
   const run = (extra: string[]) =>
