@@ -7,7 +7,7 @@
  * commit is also given the branch colony/<group-id> in the user's repository (create-only).
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { newRunId } from '../core/ids.js';
 import { colonyBin } from '../core/package-root.js';
@@ -137,8 +137,10 @@ function runAttemptProcess(
         ],
         { env, stdio: ['ignore', output, output] },
       );
+      // A process that cannot be started ends the attempt at once, the reason in its output file.
       child.once('error', (error) => {
-        writeSync(output, `colony run --attempts: cannot start colony run: ${error.message}\n`);
+        appendFileSync(file, `colony run --attempts: cannot start colony run: ${error.message}\n`);
+        resolve({ code: null, tail: tail() });
       });
       child.once('close', (code) => resolve({ code, tail: tail() }));
     } catch (error) {
