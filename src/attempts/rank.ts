@@ -1,6 +1,7 @@
 /**
  * Ranking the attempts of a group: an attempt with a result (a branch) before one without; then by
- * verify (passed, not run, failed); then by the judge's score (higher first; a number before none);
+ * verify (passed, not run, failed); then a run that succeeded before one that did not (a limit hit,
+ * stopped); then by the judge's score (higher first; a number before none);
  * then by cost (lower first; a known cost before an unknown one); then by attempt number.
  */
 
@@ -37,6 +38,8 @@ export function compareAttempts(a: AttemptOutcome, b: AttemptOutcome): number {
   if (hasResult !== 0) return hasResult;
   const verify = verifyRank(a.verify) - verifyRank(b.verify);
   if (verify !== 0) return verify;
+  const succeeded = Number(a.status !== 'succeeded') - Number(b.status !== 'succeeded');
+  if (succeeded !== 0) return succeeded;
   const judged = lowerFirst(negated(a.judge?.score ?? null), negated(b.judge?.score ?? null));
   if (judged !== 0) return judged;
   const cost = lowerFirst(a.costUsd, b.costUsd);

@@ -31,6 +31,10 @@ describe('rankAttempts', () => {
     ).toEqual([4, 2, 1, 3]);
   });
 
+  it('then a run that succeeded before one that did not (same verify)', () => {
+    expect(order([attempt(1, { status: 'budget_exhausted', costUsd: 0.1 }), attempt(2)])).toEqual([2, 1]);
+  });
+
   it('then a higher judge score, a number before none; then lower cost, a known cost first; then the number', () => {
     expect(
       order([
