@@ -267,6 +267,74 @@ describe('colony run --attempts, concurrently', () => {
   }, 300_000);
 });
 
+describe('colony run --attempts --topology orchestrated', () => {
+  it('2 attempts of a lead with a subagent: the one whose subagent landed the right answer wins', async () => {
+    // One at a time: the lead's first call starts the next attempt; its subagent answers for it.
+    let attempt = 0;
+    const answers = ['wrong\n', 'right\n'];
+    const model = await startFakeProvider({
+      policy: (request) => {
+        if (request.system.startsWith('You are the lead')) {
+          if (request.messages.some((m) => m.role === 'assistant')) return { text: 'The team is done.' };
+          attempt++;
+          return {
+            toolCalls: [
+              {
+                name: 'create_subagent',
+                arguments: { name: 'calc', system_prompt: 'You answer.', profile: 'coder' },
+              },
+              { name: 'assign_task', arguments: { agent: 'calc', prompt: 'Task: write answer.txt.' } },
+            ],
+          };
+        }
+        const done = request.messages.filter((m) => m.role === 'assistant').length;
+        if (done === 0)
+          return {
+            toolCalls: [
+              { name: 'write', arguments: { path: 'answer.txt', content: answers[attempt - 1] ?? '' } },
+            ],
+          };
+        if (done === 1) return { toolCalls: [{ name: 'merge_request', arguments: { note: 'the answer' } }] };
+        return { text: 'Wrote the answer.' };
+      },
+    });
+    fakes.push(model);
+    const repo = createUserRepo({ 'README.md': '# a\n' }, 'colony-attempts-').dir;
+    const r = await colony(
+      [
+        'run',
+        '--repo',
+        repo,
+        '--goal',
+        'Write answer.txt',
+        ...fakeModelFlags(model.url),
+        '--topology',
+        'orchestrated',
+        '--attempts',
+        '2',
+        '--attempts-concurrency',
+        '1',
+        '--sandbox',
+        'auto',
+        '--verify',
+        'grep -qx right answer.txt',
+        '--json',
+      ],
+      { env: NO_API_KEYS, timeoutMs: 300_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const result = lastJson(r.stdout);
+    expect(result.attempts.map((a) => [a.index, a.verify])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
+    expect(result.winner).toBe(result.attempts[0]?.runId);
+    const [started] = await store.log.read(result.winner ?? '', { kinds: ['run.started'], limit: 1 });
+    expect((started?.data.config as { topology?: string } | undefined)?.topology).toBe('orchestrated');
+    expect(branchTip(repo, `colony/${result.group}`)).toBe(result.attempts[0]?.commit);
+  }, 300_000);
+});
+
 describe('colony run --attempts usage errors', () => {
   const repo = () => createUserRepo({ 'README.md': '# a\n' }, 'colony-attempts-usage-').dir;
   const run = (extra: string[]) =>
