@@ -11,8 +11,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isSecretEnvName } from '../agent/tools/env.js';
 import { readNoFollow } from '../core/no-follow.js';
-import { commandEnv } from '../eval/suite/run-verify.js';
 import { userObjectsDir } from '../forge/user-repo.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { git, gitError } from '../workspace/git/git.js';
@@ -39,7 +39,7 @@ export async function judgeCommit(options: JudgeOptions): Promise<JudgeScore> {
   try {
     const checkout = await checkoutCommit(options.repo, options.commit, dir);
     if (checkout) return { score: null, reason: checkout };
-    const env = commandEnv(options.env);
+    const env = judgeEnv(options.env);
     if (options.setup) {
       const setup = await runSetup(options.setup, dir, { env, sandbox: options.sandbox, onBaseTree: false });
       if (setup.exitCode !== 0)
@@ -87,4 +87,15 @@ async function checkoutCommit(repo: string, commit: string, dir: string): Promis
   const checkedOut = await git(['checkout', '--quiet', '--detach', commit], { cwd: dir });
   if (!checkedOut.ok) return `cannot check out ${commit.slice(0, 10)}: ${gitError(checkedOut)}`;
   return null;
+}
+
+/**
+ * Colony's environment less its secrets (API keys, tokens, the database's: what agents' commands
+ * never get either) and less NODE_TEST_CONTEXT (it changes how Node's test runner reports). In a
+ * sandbox only the sandbox's allow-list of it is used (sandbox/env.ts).
+ */
+function judgeEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => name !== 'NODE_TEST_CONTEXT' && !isSecretEnvName(name)),
+  );
 }
