@@ -42,6 +42,8 @@ export interface NewRunInput {
   leadDelegation?: RunSpec['leadDelegation'];
   /** peers, orchestrated, workflow: every verified merge waits for a person's approval. */
   approveMerges?: boolean;
+  /** One of N attempts (`colony run --attempts N`; the coordinator passes it on). */
+  attempt?: RunSpec['attempt'];
   /** peers, orchestrated: run the agents (subagents' tasks) on fleet workers. */
   fleet?: RunSpec['fleet'];
   /** peers: an external agent CLI drives the peers' loops. */
@@ -83,6 +85,7 @@ function specOptions(input: NewRunInput): SpecOptions {
     verify: config.verify,
     mergeVerify: input.mergeVerify,
     ...(input.approveMerges ? { approveMerges: true } : {}),
+    ...(input.attempt ? { attempt: input.attempt } : {}),
     maxSteps: config.maxSteps,
     budgetUsd: config.budgetUsd,
     budgetTokens: config.budgetTokens,

@@ -63,6 +63,13 @@ export const runSpecSchema = z.strictObject({
   autoResume: z.boolean().optional(),
   integrators: z.number().int().nonnegative().optional(),
   approveMerges: z.boolean().optional(),
+  attempt: z
+    .strictObject({
+      group: z.string().min(1),
+      index: z.number().int().positive(),
+      of: z.number().int().positive(),
+    })
+    .optional(),
   fleet: z
     .strictObject({
       listen: z.string().optional(),

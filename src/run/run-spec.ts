@@ -79,6 +79,11 @@ export interface RunSpec {
    */
   approveMerges?: boolean;
   /**
+   * One of N attempts at the same goal (`colony run --attempts N`, docs/attempts.md): the group's id
+   * (its winner's branch is colony/<group>), this attempt's number (1-based) and N.
+   */
+  attempt?: RunAttempt;
+  /**
    * peers: the agents run on fleet workers (`colony worker`, src/fleet/), not in this process; the
    * owner serves the hub and the integration queue to them at `listen` (HOST:PORT, default
    * 127.0.0.1:0), reached by workers at `advertiseUrl` (default: the listening address); over TLS
@@ -138,4 +143,11 @@ export function resultBranchName(runId: string): string {
 
 export function agentBranchName(agent: string): string {
   return `agent/${agent}`;
+}
+
+/** A run's place in an attempt group (`colony run --attempts N`). */
+export interface RunAttempt {
+  group: string;
+  index: number;
+  of: number;
 }

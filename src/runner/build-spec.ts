@@ -37,6 +37,7 @@ const SPEC_FIELDS = [
   'autoResume',
   'integrators',
   'approveMerges',
+  'attempt',
   'fleet',
   'agentCli',
   'maxSteps',

@@ -25,7 +25,8 @@ const LAYERS: string[][] = [
   // notify: notifications to a person (webhook, desktop) follow the run's log; the CLI starts them.
   ['report', 'server', 'worker', 'forge', 'notify', 'supervise'],
   // watch: labelled issues become runs and pull requests; it publishes through forge/.
-  ['dashboard', 'eval', 'watch'],
+  // attempts: `colony run --attempts N` starts N runs, judges and ranks them, publishes the winner.
+  ['dashboard', 'eval', 'watch', 'attempts'],
   // The CLI is a client of the library, never the other way round.
   ['library'],
   ['cli'],

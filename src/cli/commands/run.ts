@@ -1,7 +1,16 @@
+import { availableParallelism } from 'node:os';
 import { isRunId } from '../../core/ids.js';
 import { exitCodeFor } from '../../view/summary.js';
 import { agentCliFlags } from '../agent-cli-flags.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
+import {
+  ATTEMPTS_HELP,
+  ATTEMPTS_OPTIONS,
+  attemptOfFlag,
+  attemptsFlags,
+  checkAttemptsTopology,
+} from '../attempts-flags.js';
+import { attemptRunArgs, runAttemptsCommand } from '../attempts-run.js';
 import { loadConfig } from '../config.js';
 import { FLEET_HELP, FLEET_OPTIONS, fleetFlags } from '../fleet-flags.js';
 import { runInForeground } from '../live-run.js';
@@ -117,6 +126,7 @@ ${NOTIFY_FLAG_HELP}
                        --base-url or OPENAI_BASE_URL / ANTHROPIC_BASE_URL choose such an endpoint
   --json               one JSON object per event, the run summary last (run.started names the
                        endpoints the run calls)
+${ATTEMPTS_HELP}
   --push REMOTE        when the run has landed something, push colony/<run-id> to this remote of
                        your repository (or URL), as colony publish does (docs/forges.md), with:
 ${PUBLISH_FLAGS_HELP}
@@ -166,6 +176,7 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean' },
   push: { type: 'string' },
   ...PUBLISH_OPTIONS,
+  ...ATTEMPTS_OPTIONS,
   // Not in the help: `colony watch` chooses the id and records it first (docs/watch.md).
   'run-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -184,6 +195,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (runId !== undefined && !isRunId(runId))
     throw new UsageError(`run: --run-id must look like r-<time36>-<6 hex digits>, got "${runId}"`);
   const topology = topologyFlags(values);
+  const attempts = attemptsFlags(values, availableParallelism());
+  const attempt = attemptOfFlag(values);
   // Per-server run slots: flags here, else COLONY_MAX_RUNS / COLONY_WAIT_FOR_SLOT (see run-slots.ts).
   if (values['no-wait'] && values['wait-for-slot'])
     throw new UsageError('run: --no-wait and --wait-for-slot contradict each other');
@@ -221,6 +234,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     cwd: process.cwd(),
   });
   if (!loaded.ok) throw new UsageError(loaded.error);
+  if (attempts) checkAttemptsTopology(topology.topology, (values.workers ?? loaded.config.workers) === true);
   const integrators = numberFlag(values.integrators, 'integrators', 'int');
   if (integrators !== undefined) {
     if (topology.topology !== 'peers') throw new UsageError('run: --integrators needs --topology peers');
@@ -261,6 +275,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       ...(mergeVerify !== undefined ? { mergeVerify } : {}),
       ...(integrators ? { integrators } : {}),
       ...(approveMerges ? { approveMerges } : {}),
+      ...(attempt ? { attempt } : {}),
     },
     process.env,
   );
@@ -276,6 +291,18 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   // The remote, forge and token are checked before the run spends anything.
   const publishing = publish ? await preparePublishOrThrow(prepared.spec.repo, publish, 'run') : null;
+  if (attempts)
+    // The spec built here only checked the flags: each attempt builds (and records) its own.
+    return withStore((store) =>
+      runAttemptsCommand({
+        store,
+        spec: prepared.spec,
+        settings: attempts,
+        runArgs: attemptRunArgs(RUN_OPTIONS, values),
+        json: values.json ?? false,
+        publishing,
+      }),
+    );
   return withStore(async (store) => {
     await recordNewRun(store, prepared.spec, prepared.catalog);
     if (!values.json) {
