@@ -13,6 +13,7 @@ export const unitFiles: readonly string[] = [
   'test/agent/tools/read.test.ts',
   'test/architecture/layers.test.ts',
   'test/architecture/one-path.test.ts',
+  'test/attempts/rank.test.ts',
   'test/auth/agent-token.test.ts',
   'test/auth/token-scrubbing.test.ts',
   'test/cli/args.test.ts',

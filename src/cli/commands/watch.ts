@@ -13,6 +13,7 @@ import {
 } from '../../forge/index.js';
 import { forgeErrorHint, forgeStatus, Watcher } from '../../watch/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
+import { ATTEMPTS_OPTIONS } from '../attempts-flags.js';
 import { CliFailure, withStore } from '../store-access.js';
 import { preparePublishOrThrow } from './publish.js';
 import { RUN_OPTIONS } from './run.js';
@@ -75,6 +76,8 @@ const NOT_PASSED = new Set([
   'per-merge-request',
   'forge',
   'forge-api',
+  // One run per issue: best-of-N attempts would be N runs under one issue's run id (docs/attempts.md).
+  ...Object.keys(ATTEMPTS_OPTIONS),
 ]);
 
 const PASSED_OPTIONS = Object.fromEntries(
