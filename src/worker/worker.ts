@@ -43,6 +43,7 @@ import {
   type SessionInput,
   sessionWorkflowId,
 } from '../fleet/names.js';
+import type { AgentEnd } from '../run/agent-end.js';
 import { withLaunchLock } from '../run/durable.js';
 import { DATABASE_WAIT_MS, databaseAway, whileDatabaseAway } from '../store/database-away.js';
 import type { Store } from '../store/index.js';
@@ -67,6 +68,9 @@ interface Session {
   epoch: number;
   abort: AbortController;
 }
+
+/** How often a session that ended because the database went away is run on from its log. */
+const OUTAGE_RERUNS = 5;
 
 /** The worker this process is (DBOS is one per process, and so is the registered workflow). */
 let current: WorkerState | null = null;
@@ -114,7 +118,7 @@ class WorkerState {
       const held: Session = { runId, agent, epoch, abort: new AbortController() };
       this.sessions.set(sessionKey(runId, agent), held);
       try {
-        const end = await run.runSession(input, held.abort.signal, { fresh: taken.first });
+        const end = await this.runThroughOutages(run, input, held.abort.signal, taken.first);
         if (held.abort.signal.aborted && !run.stopped.aborted) {
           // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
           // end. DBOS runs it again where it was re-enqueued.
@@ -238,6 +242,36 @@ class WorkerState {
     }
     entry.users++;
     return entry.opening;
+  }
+
+  /**
+   * The session, run again from its log when it ended because the database went away (an event that
+   * could not be committed, a query that failed): DBOS keeps a session's end as the agent's outcome
+   * for good, so that end would end the agent although nothing is wrong with its work. Waits for the
+   * database first (at most DATABASE_WAIT_MS), and runs it again at most a few times.
+   */
+  private async runThroughOutages(
+    run: WorkerRun,
+    input: SessionInput,
+    signal: AbortSignal,
+    fresh: boolean,
+  ): Promise<AgentEnd> {
+    for (let again = 0; ; again++) {
+      let why: string | null;
+      let end: AgentEnd | null = null;
+      try {
+        end = await run.runSession(input, signal, { fresh: fresh && again === 0 });
+        why = end.started ? (end.outcome.status === 'done' ? null : end.outcome.reason) : end.error;
+      } catch (error) {
+        if (signal.aborted || !databaseAway(error) || again >= OUTAGE_RERUNS) throw error;
+        why = String((error as Error).message ?? error);
+      }
+      if (end && (why === null || signal.aborted || !databaseAway(why) || again >= OUTAGE_RERUNS)) return end;
+      this.options.say?.(`${input.agent} of ${input.runId}: the database went away (${why}); running it on`);
+      await whileDatabaseAway(async () => {
+        await this.options.store.pool.query('SELECT 1');
+      });
+    }
   }
 
   /**
