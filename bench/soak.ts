@@ -2,7 +2,8 @@
  * The soak (issue 30): fleet runs under random faults for a while, and the checks that must hold
  * whatever was killed. See bench/lib/soak.ts for what it runs and injects.
  *
- * Usage: npm run bench -- soak [--minutes 30] [--seed N] [--latency-ms 100] [--json] [--keep]
+ * Usage: npm run bench -- soak [--minutes 30] [--seed N] [--faults worker,owner,postgres]
+ *        [--latency-ms 100] [--json] [--keep]
  * Prints a summary (one JSON object with --json): runs started, finished succeeded / other, faults
  * injected by kind, agents taken over, resumes, repeated model calls, lost commits, chains verified.
  * Exits 1 when a check failed (a run that did not succeed, a repeated call, a lost commit, a chain
@@ -14,7 +15,7 @@ import { join } from 'node:path';
 import { parseBenchArgs } from './lib/args.js';
 import { BenchCleanup } from './lib/cleanup.js';
 import { progress } from './lib/progress.js';
-import { runSoak, type SoakReport } from './lib/soak.js';
+import { FAULT_KINDS, type FaultKind, runSoak, type SoakReport } from './lib/soak.js';
 
 function text(report: SoakReport): string {
   const f = report.faults;
@@ -41,6 +42,10 @@ async function main(): Promise<void> {
   const args = parseBenchArgs(process.argv.slice(2));
   const minutes = args.number('minutes', 30);
   const seed = args.number('seed', Date.now() % 1_000_000);
+  const kinds = (args.string('faults') ?? FAULT_KINDS.join(',')).split(',') as FaultKind[];
+  const unknown = kinds.filter((k) => !FAULT_KINDS.includes(k));
+  if (unknown.length > 0 || kinds.length === 0)
+    throw new Error(`--faults takes ${FAULT_KINDS.join(',')} (some of them), not ${unknown.join(',')}`);
   const say = progress('soak');
   const cleanup = new BenchCleanup();
   cleanup.installSignalHandlers();
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
       cleanup,
       say,
       latencyMs: args.number('latency-ms', 100),
+      kinds,
     });
   } finally {
     await cleanup.run();

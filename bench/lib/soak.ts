@@ -21,7 +21,8 @@
  * merge.landed commit an ancestor of the result branch colony/<run-id>, the chain verifying.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -45,6 +46,8 @@ export interface SoakOptions {
   say?: (line: string) => void;
   /** The fake model's latency per call (default 100 ms). */
   latencyMs?: number;
+  /** The kinds of fault to inject (default all three). */
+  kinds?: readonly FaultKind[];
   /** A run not finished after this long (resumes included) counts as not finished (default 10 min). */
   runTimeoutMs?: number;
 }
@@ -279,7 +282,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let bag: FaultKind[] = [];
   const nextFault = (): FaultKind => {
     if (bag.length === 0) {
-      bag = [...FAULT_KINDS];
+      bag = [...(options.kinds ?? FAULT_KINDS)];
       for (let i = bag.length - 1; i > 0; i--) {
         const j = int(0, i);
         [bag[i], bag[j]] = [bag[j] as FaultKind, bag[i] as FaultKind];
@@ -416,6 +419,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (status !== 'succeeded') say(`  owner: ${owner.out().slice(-1500)}\n${owner.err().slice(-1500)}`);
 
     const events = (await runEvents(url, runId)) ?? [];
+    if (status !== 'succeeded') {
+      // What the fleet and the integration did, to say what went missing.
+      const interesting = /^(merge\.|worker\.|warning|run\.|agent\.(placed|finished)|session\.)/;
+      const kept = join(tmpdir(), `soak-${runId}.events.jsonl`);
+      writeFileSync(kept, events.map((e) => JSON.stringify(e)).join('\n'));
+      say(`    every event of the run: ${kept}`);
+      const sessions = await db
+        .sql(
+          `SELECT workflow_uuid, status, name, left(error, 300) AS error, left(output, 200) AS output
+             FROM dbos.workflow_status WHERE workflow_uuid LIKE '${runId}%' ORDER BY created_at`,
+          'soak',
+        )
+        .catch((err: unknown) => ({ rows: [{ error: String(err) }] }));
+      for (const row of sessions.rows) say(`    dbos: ${JSON.stringify(row)}`);
+      for (const w of workers) say(`    ${w.name}: ${w.proc.err().slice(-3000)}`);
+      for (const e of events)
+        if (interesting.test(e.kind) || e.data.name === 'merge_request' || e.data.name === 'release')
+          say(`    ${e.seq} ${e.agent ?? '-'} ${e.kind} ${JSON.stringify(e.data).slice(0, 300)}`);
+    }
     const steps = new Map<string, number>();
     for (const e of events.filter((e) => e.kind === 'model.response')) {
       const key = `${e.agent}#${String(e.data.step)}`;
