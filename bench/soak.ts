@@ -33,7 +33,12 @@ function text(report: SoakReport): string {
     `  merges landed          ${report.mergesLanded}`,
     `  repeated model calls   ${report.repeatedCalls} (must be 0)`,
     `  lost commits           ${report.lostCommits} (must be 0)`,
+    `  runs with work missing ${report.incompleteRuns} (must be 0)${report.runs
+      .filter((r) => r.missingFiles.length > 0)
+      .map((r) => ` ${r.runId}:${r.missingFiles.join(',')}`)
+      .join('')}`,
     `  chains verified        ${report.chainsVerified} of ${report.runsStarted}`,
+    `  worker start failures  ${report.workerStartFailures} (a restarted worker exited before joining; started again)`,
     `  runs with seq gaps     ${report.seqGaps} (must be 0)`,
   ].join('\n');
 }

@@ -31,7 +31,7 @@ import { startFakeProvider } from '../../test/fake-provider/server.js';
 import type { BenchCleanup } from './cleanup.js';
 import { type DebianPostgres, startBenchPostgres } from './debian-postgres.js';
 import { commitFixture } from './fixture-repo.js';
-import { SOAK_FILES, soakPolicy } from './soak-policy.js';
+import { SOAK_FILES, SOAK_WRITERS, soakPolicy, soakWriterName } from './soak-policy.js';
 
 export type FaultKind = 'worker' | 'owner' | 'postgres';
 export const FAULT_KINDS: readonly FaultKind[] = ['worker', 'owner', 'postgres'];
@@ -64,6 +64,8 @@ export interface SoakRun {
   recovered: number;
   repeatedCalls: string[];
   lostCommits: string[];
+  /** Files an agent was scripted to write that are not on the result branch. */
+  missingFiles: string[];
   landed: number;
   verified: boolean;
   seqGaps: boolean;
@@ -83,9 +85,13 @@ export interface SoakReport {
   runRecovered: number;
   repeatedCalls: number;
   lostCommits: number;
+  /** Runs whose result branch lacks a file an agent was scripted to write (work lost, run ended). */
+  incompleteRuns: number;
   mergesLanded: number;
   chainsVerified: number;
   seqGaps: number;
+  /** A restarted worker that exited before joining (the database starting up) and was started again. */
+  workerStartFailures: number;
   runs: SoakRun[];
   /** Every check held: each run succeeded, none repeated a call or lost a commit, every chain verified. */
   ok: boolean;
@@ -295,6 +301,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const faults: Record<FaultKind, number> = { worker: 0, owner: 0, postgres: 0 };
   const deadline = Date.now() + options.minutes * 60_000;
   let index = 0;
+  /** Workers that exited as they started (restarted again), a supervisor's restarts. */
+  let workerRestarts = 0;
   while (Date.now() < deadline) {
     const topology = index % 2 === 0 ? 'peers' : 'orchestrated';
     index += 1;
@@ -377,12 +385,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
               const victim = workers[int(0, workers.length - 1)] as Worker;
               await victim.kill();
               const downMs = int(1000, 3000);
-              restarts.push(
-                sleep(downMs).then(async () => {
+              const restarted = sleep(downMs).then(async () => {
+                // As a process supervisor would: `colony worker` exits at once when the database is
+                // starting up (a Postgres crash a moment before), so it is started again until it joins.
+                for (let attempt = 1; ; attempt++) {
                   victim.restart();
-                  await victim.joined();
-                }),
-              );
+                  try {
+                    await victim.joined();
+                    return;
+                  } catch (err) {
+                    if (attempt >= 30) throw err;
+                    workerRestarts += 1;
+                    say(`  worker ${victim.name} exited on start: ${String(err).slice(-300)}`);
+                    await sleep(1000);
+                  }
+                }
+              });
+              // Awaited before the next resume and at the run's end (a worker that never joins ends the soak).
+              restarted.catch(() => {});
+              restarts.push(restarted);
             } else if (fault.kind === 'owner') {
               await killGroup(owner);
             } else {
@@ -457,6 +478,29 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         return true;
       }
     });
+    // Every agent's files on the result branch: a run can succeed with an agent's work missing.
+    const expected = (
+      topology === 'peers'
+        ? Array.from({ length: agents }, (_, i) =>
+            Array.from({ length: SOAK_FILES }, (_, k) => `work/peer-${i + 1}/${k + 1}.txt`),
+          ).flat()
+        : [
+            ...Array.from({ length: SOAK_WRITERS }, (_, i) => `work/${soakWriterName(i)}/1.txt`),
+            `work/${soakWriterName(0)}/2.txt`,
+          ]
+    ).concat('work/.keep');
+    let onBranch: string[] = [];
+    try {
+      onBranch = execFileSync('git', ['ls-tree', '-r', '--name-only', branch, 'work'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+      })
+        .split('\n')
+        .filter(Boolean);
+    } catch {
+      // no result branch
+    }
+    const missingFiles = expected.filter((f) => !onBranch.includes(f));
     const verify = await colonyOnce(['verify', runId]);
     const run: SoakRun = {
       runId,
@@ -470,6 +514,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       recovered: events.filter((e) => e.kind === 'run.recovered').length,
       repeatedCalls,
       lostCommits,
+      missingFiles,
       landed: landed.length,
       verified: verify.code === 0,
       seqGaps: events.some((e, i) => e.seq !== i + 1),
@@ -478,7 +523,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (!run.verified) say(`  colony verify: ${verify.out.slice(-800)}${verify.err.slice(-800)}`);
     runs.push(run);
     say(
-      `  ${status} in ${(run.ms / 1000).toFixed(1)} s: ${run.takeovers} taken over, ${run.resumes} resume(s), ${landed.length} merges landed, ${repeatedCalls.length} repeated, ${lostCommits.length} lost, verify ${run.verified ? 'ok' : 'FAILED'}`,
+      `  ${status} in ${(run.ms / 1000).toFixed(1)} s: ${run.takeovers} taken over, ${run.resumes} resume(s), ${landed.length} merges landed, ${repeatedCalls.length} repeated, ${lostCommits.length} lost, ${missingFiles.length} files missing, verify ${run.verified ? 'ok' : 'FAILED'}`,
     );
   }
 
@@ -496,9 +541,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     runRecovered: sum((r) => r.recovered),
     repeatedCalls: sum((r) => r.repeatedCalls.length),
     lostCommits: sum((r) => r.lostCommits.length),
+    incompleteRuns: runs.filter((r) => r.missingFiles.length > 0).length,
     mergesLanded: sum((r) => r.landed),
     chainsVerified: runs.filter((r) => r.verified).length,
     seqGaps: runs.filter((r) => r.seqGaps).length,
+    workerStartFailures: workerRestarts,
     runs,
     ok: false,
   };
@@ -507,6 +554,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     report.runsOther === 0 &&
     report.repeatedCalls === 0 &&
     report.lostCommits === 0 &&
+    report.incompleteRuns === 0 &&
     report.seqGaps === 0 &&
     report.chainsVerified === report.runsStarted;
   return report;

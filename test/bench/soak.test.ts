@@ -37,6 +37,7 @@ describe('the soak (issue 30)', () => {
     expect(report.faults.postgres).toBeGreaterThan(0);
     expect(report.runs.flatMap((r) => r.repeatedCalls)).toEqual([]);
     expect(report.runs.flatMap((r) => r.lostCommits)).toEqual([]);
+    expect(report.runs.flatMap((r) => r.missingFiles)).toEqual([]);
     expect(report.runs.filter((r) => !r.verified).map((r) => r.runId)).toEqual([]);
     expect(report.runs.filter((r) => r.seqGaps).map((r) => r.runId)).toEqual([]);
     expect(report.runs.filter((r) => r.status !== 'succeeded').map((r) => `${r.runId} ${r.status}`)).toEqual(
