@@ -440,25 +440,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (status !== 'succeeded') say(`  owner: ${owner.out().slice(-1500)}\n${owner.err().slice(-1500)}`);
 
     const events = (await runEvents(url, runId)) ?? [];
-    if (status !== 'succeeded') {
-      // What the fleet and the integration did, to say what went missing.
-      const interesting = /^(merge\.|worker\.|warning|run\.|agent\.(placed|finished)|session\.)/;
-      const kept = join(tmpdir(), `soak-${runId}.events.jsonl`);
-      writeFileSync(kept, events.map((e) => JSON.stringify(e)).join('\n'));
-      say(`    every event of the run: ${kept}`);
-      const sessions = await db
-        .sql(
-          `SELECT workflow_uuid, status, name, left(error, 300) AS error, left(output, 200) AS output
-             FROM dbos.workflow_status WHERE workflow_uuid LIKE '${runId}%' ORDER BY created_at`,
-          'soak',
-        )
-        .catch((err: unknown) => ({ rows: [{ error: String(err) }] }));
-      for (const row of sessions.rows) say(`    dbos: ${JSON.stringify(row)}`);
-      for (const w of workers) say(`    ${w.name}: ${w.proc.err().slice(-3000)}`);
-      for (const e of events)
-        if (interesting.test(e.kind) || e.data.name === 'merge_request' || e.data.name === 'release')
-          say(`    ${e.seq} ${e.agent ?? '-'} ${e.kind} ${JSON.stringify(e.data).slice(0, 300)}`);
-    }
     const steps = new Map<string, number>();
     for (const e of events.filter((e) => e.kind === 'model.response')) {
       const key = `${e.agent}#${String(e.data.step)}`;
@@ -501,6 +482,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       // no result branch
     }
     const missingFiles = expected.filter((f) => !onBranch.includes(f));
+    if (status !== 'succeeded' || missingFiles.length > 0) {
+      // What the fleet and the integration did, to say what went missing.
+      const interesting = /^(merge\.|worker\.|warning|run\.|agent\.(placed|finished)|session\.)/;
+      const kept = join(tmpdir(), `soak-${runId}.events.jsonl`);
+      writeFileSync(kept, events.map((e) => JSON.stringify(e)).join('\n'));
+      say(`    every event of the run: ${kept}`);
+      const sessions = await db
+        .sql(
+          `SELECT workflow_uuid, status, name, left(error, 300) AS error, left(output, 200) AS output
+             FROM dbos.workflow_status WHERE workflow_uuid LIKE '${runId}%' ORDER BY created_at`,
+          'soak',
+        )
+        .catch((err: unknown) => ({ rows: [{ error: String(err) }] }));
+      for (const row of sessions.rows) say(`    dbos: ${JSON.stringify(row)}`);
+      for (const w of workers) say(`    ${w.name}: ${w.proc.err().slice(-3000)}`);
+      for (const e of events)
+        if (interesting.test(e.kind) || e.data.name === 'merge_request' || e.data.name === 'release')
+          say(`    ${e.seq} ${e.agent ?? '-'} ${e.kind} ${JSON.stringify(e.data).slice(0, 300)}`);
+    }
     const verify = await colonyOnce(['verify', runId]);
     const run: SoakRun = {
       runId,
