@@ -13,7 +13,7 @@ const MAX_PAUSE_MS = 5000;
 
 /** git's and fetch's words for an owner that is not there (or not the one that signed our token). */
 const AWAY =
-  /Failed to connect|Connection refused|Could not resolve host|Couldn't connect|Empty reply from server|Connection reset|transfer closed with outstanding|remote end hung up|RPC failed|early EOF|Recv failure|Send failure|timed out|ECONNREFUSED|ECONNRESET|fetch failed|returned error: (401|502|503|504)|Authentication failed|could not read Username/i;
+  /Failed to connect|Connection refused|Could not resolve host|Couldn't connect|Empty reply from server|Connection reset|socket hang up|transfer closed with outstanding|remote end hung up|RPC failed|early EOF|Recv failure|Send failure|timed out|ECONNREFUSED|ECONNRESET|fetch failed|returned error: (401|502|503|504)|Authentication failed|could not read Username/i;
 
 export function ownerAway(error: string): boolean {
   return AWAY.test(error);
