@@ -9,8 +9,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { EventInput, StoredEvent } from '../core/events.js';
-import type { EventLog } from '../store/types.js';
+import type { StoredEvent } from '../core/events.js';
 import { plannedPath } from '../view/critical-path.js';
 import { foldEvents } from '../view/run-state.js';
 import { runWorkflow } from './engine.js';

@@ -117,12 +117,14 @@ describe('claims', () => {
 
   it('a heartbeat keeps leases alive; without it they lapse', async () => {
     const runId = testRunId('claim');
-    const short = await createCoordination(store, { leaseMs: 200 });
+    // A lease of 1.5 s renewed every 100 ms: 'alive' lapses only if renewals stall for 1.5 s. (With
+    // 200 ms and 50 ms it lapsed once on a machine loaded by a soak and a full suite at once.)
+    const short = await createCoordination(store, { leaseMs: 1_500 });
     try {
       await short.claims.claim({ runId, agent: 'alive', scope: 'a/', summary: 's' });
       await short.claims.claim({ runId, agent: 'dead', scope: 'b/', summary: 's' });
-      const heartbeat = short.claims.startHeartbeat(() => [{ runId, agent: 'alive' }], { intervalMs: 50 });
-      await new Promise((r) => setTimeout(r, 500));
+      const heartbeat = short.claims.startHeartbeat(() => [{ runId, agent: 'alive' }], { intervalMs: 100 });
+      await new Promise((r) => setTimeout(r, 2_500));
       heartbeat.stop();
       const held = await short.claims.held(runId);
       expect(held.ok && held.value.map((c) => c.agent)).toEqual(['alive']);

@@ -5,9 +5,8 @@
  * an in-memory log, the real Scheduler, attempts that end when the test advances the clock.
  */
 import { describe, expect, it } from 'vitest';
-import type { EventInput, StoredEvent } from '../../src/core/events.js';
+import type { StoredEvent } from '../../src/core/events.js';
 import { resolveLimits, Scheduler } from '../../src/run/scheduler.js';
-import type { EventLog } from '../../src/store/types.js';
 import type { EngineOptions, WorkflowOutcome } from '../../src/workflow/engine.js';
 import { runWorkflow, type WorkflowHost, type WorkflowProgram } from '../../src/workflow/index.js';
 import { memoryLog } from '../../src/workflow/memory-log.js';

@@ -193,7 +193,7 @@ describe('colony plan: workflow DAG, chart, check', () => {
     expect(missing.stderr).toMatch(/no such run: r-nosuchrun-000000/);
     const both = await colony(['plan', runs.solo, '--check', runs.solo]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/give one of RUN, --tasks FILE, --check RUN or --check-eval DIR/);
+    expect(both.stderr).toMatch(/give one of RUN, --tasks FILE, --check RUN, --check-eval DIR or --workflow FILE/);
     const stray = await colony(['plan', runs.solo, '--from', runs.solo]);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/--from goes with --check/);

@@ -4,9 +4,8 @@
  * with nothing (the run's real Scheduler, an in-memory log, attempts that answer at once).
  */
 import { describe, expect, it } from 'vitest';
-import type { EventInput, StoredEvent } from '../../../src/core/events.js';
+import type { StoredEvent } from '../../../src/core/events.js';
 import { resolveLimits, Scheduler } from '../../../src/run/scheduler.js';
-import type { EventLog } from '../../../src/store/types.js';
 import { checkProgram, renderProblems } from '../../../src/workflow/authored/check.js';
 import { evaluatorProgram } from '../../../src/workflow/authored/evaluate.js';
 import { runWorkflow, type WorkflowHost } from '../../../src/workflow/index.js';

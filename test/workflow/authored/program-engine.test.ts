@@ -5,7 +5,7 @@
  * fails the program before anything runs.
  */
 import { describe, expect, it } from 'vitest';
-import type { EventInput, StoredEvent } from '../../../src/core/events.js';
+import type { StoredEvent } from '../../../src/core/events.js';
 import type { EventLog } from '../../../src/store/types.js';
 import { checkProgram, renderProblems } from '../../../src/workflow/authored/check.js';
 import { evaluatorProgram } from '../../../src/workflow/authored/evaluate.js';
@@ -75,10 +75,22 @@ describe('a lead program on the engine', () => {
     expect(again.ok && again.value).toEqual(['answer: look at a', 'answer: look at b', 'answer: once']);
     expect(attempts).toEqual([]);
 
-    // Another call of the lead is another program: its steps run (ids of its own).
+    // Another call of the lead is another program, with ids of its own; its unchanged steps re-use
+    // what the earlier program finished (step.finished reusedFrom), so none runs an attempt.
     const other = await runWorkflow(evaluatorProgram(js), hostOn(log, attempts), { program: 'wf2-c1' });
-    expect(other.ok).toBe(true);
-    expect(attempts.sort()).toEqual(['wf2-c1.key.k', 'wf2-c1.map-0.explore', 'wf2-c1.map-1.explore']);
+    expect(other.ok && other.value).toEqual(['answer: look at a', 'answer: look at b', 'answer: once']);
+    expect(attempts).toEqual([]);
+    expect(
+      log.events
+        .filter((e): e is StoredEvent<'step.finished'> => e.kind === 'step.finished')
+        .filter((e) => e.data.step.startsWith('wf2-c1/'))
+        .map((e) => [e.data.step, e.data.reusedFrom])
+        .sort(),
+    ).toEqual([
+      ['wf2-c1/key/k', 'wf1-c1/key/k'],
+      ['wf2-c1/map-0/explore', 'wf1-c1/map-0/explore'],
+      ['wf2-c1/map-1/explore', 'wf1-c1/map-1/explore'],
+    ]);
     expect(
       log.events
         .filter((e) => e.kind === 'workflow.finished')
