@@ -623,8 +623,15 @@ function diffHint(expected: string, actual: string): string {
   const a = expected.split('\n');
   const b = actual.split('\n');
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i])
-      return `  line ${i + 1}: expected ${JSON.stringify(a[i]?.slice(0, 160))}\n  line ${i + 1}: actual   ${JSON.stringify(b[i]?.slice(0, 160))}`;
+    if (a[i] !== b[i]) {
+      // The first difference, then both diffs from there (a blob's index line alone says too little).
+      const from = (lines: string[]) =>
+        lines
+          .slice(i, i + 40)
+          .map((l) => `    ${l.slice(0, 160)}`)
+          .join('\n');
+      return `  line ${i + 1}: expected ${JSON.stringify(a[i]?.slice(0, 160))}\n  line ${i + 1}: actual   ${JSON.stringify(b[i]?.slice(0, 160))}\n  expected from there:\n${from(a)}\n  actual from there:\n${from(b)}`;
+    }
   }
   return '  (same lines)';
 }
