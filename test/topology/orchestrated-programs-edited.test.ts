@@ -13,22 +13,15 @@ import type { StoredEvent } from '../../src/core/events.js';
 import type { ScriptedTurn } from '../../src/model/providers/scripted.js';
 import type { ModelRequest } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
-import { colony, ensureBuilt, git, parseEventLine, startColony } from '../durability/harness.js';
+import { colony, ensureBuilt, git } from '../durability/harness.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
+import { deferred, killPlannedRunMidProgram } from './program-kill.js';
 
 let store: Store;
 let fake: FakeProvider;
 const hold = { holding: true, arrived: deferred(), release: deferred() };
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => {};
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 const CODER_TASK = 'Write LETTERS.md naming the Greek letters.';
 
@@ -97,43 +90,12 @@ afterAll(async () => {
 describe("a lead's programs after kill -9 and an edit", () => {
   it('repeat no completed step and re-use the unchanged steps of an earlier program', async () => {
     const repo = createUserRepo({ 'README.md': '# repo\n' }, 'colony-orch-prog-edited-');
-    const c = startColony([
-      'run',
-      '--topology',
-      'planned',
-      '--repo',
-      repo.dir,
-      '--goal',
-      'Describe Greek letters',
-      '--model',
-      'openai-chat:fake',
-      '--base-url',
-      fake.url,
-      '--json',
-    ]);
-    try {
-      const arrived = await Promise.race([c.exited.then(() => false), hold.arrived.promise.then(() => true)]);
-      expect(arrived, `the run ended before gamma was asked: ${c.stderr()}`).toBe(true);
-      const committed = await Promise.race([
-        c.exited.then(() => false),
-        new Promise<true>((resolve) => {
-          let finished = 0;
-          const check = (line: string) => {
-            if (parseEventLine(line)?.kind === 'step.finished' && ++finished === 2) resolve(true);
-          };
-          for (const line of c.lines) check(line);
-          c.onLine(check);
-        }),
-      ]);
-      expect(committed, `the run ended before two steps finished: ${c.stderr()}`).toBe(true);
-      c.child.kill('SIGKILL');
-      expect((await c.exited).signal).toBe('SIGKILL');
-    } finally {
-      hold.holding = false;
-      hold.release.resolve();
-    }
-    const runId = await c.runId;
-    if (!runId) throw new Error('the run printed no run id');
+    const runId = await killPlannedRunMidProgram({
+      repo: repo.dir,
+      goal: 'Describe Greek letters',
+      baseUrl: fake.url,
+      hold,
+    });
     const killed = requestsPerTask();
     expect(killed.get('Describe alpha')).toBe(1);
     expect(killed.get('Describe beta')).toBe(1);

@@ -11,24 +11,17 @@ import type { StoredEvent } from '../../src/core/events.js';
 import type { ScriptedTurn } from '../../src/model/providers/scripted.js';
 import type { ModelRequest } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
-import { colony, ensureBuilt, parseEventLine, startColony } from '../durability/harness.js';
+import { colony, ensureBuilt } from '../durability/harness.js';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
+import { deferred, killPlannedRunMidProgram } from './program-kill.js';
 
 let store: Store;
 let fake: FakeProvider;
 /** Explore tasks asked of the model, in arrival order (both processes). */
 const asked: string[] = [];
 const hold = { holding: true, arrived: deferred(), release: deferred() };
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve = () => {};
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 const PROGRAM = [
   "const items = ['alpha', 'beta', 'gamma'];",
@@ -69,44 +62,12 @@ afterAll(async () => {
 describe('a program the lead wrote, killed and resumed', () => {
   it('repeats no completed step', async () => {
     const repo = createUserRepo({ 'README.md': '# repo\n' }, 'colony-orch-prog-resume-');
-    const c = startColony([
-      'run',
-      '--topology',
-      'planned',
-      '--repo',
-      repo.dir,
-      '--goal',
-      'Describe three Greek letters',
-      '--model',
-      'openai-chat:fake',
-      '--base-url',
-      fake.url,
-      '--json',
-    ]);
-    try {
-      const arrived = await Promise.race([c.exited.then(() => false), hold.arrived.promise.then(() => true)]);
-      expect(arrived, `the run ended before the third step: ${c.stderr()}`).toBe(true);
-      // The two finished steps are committed (the --json lines are committed events).
-      const committed = await Promise.race([
-        c.exited.then(() => false),
-        new Promise<true>((resolve) => {
-          let finished = 0;
-          const check = (line: string) => {
-            if (parseEventLine(line)?.kind === 'step.finished' && ++finished === 2) resolve(true);
-          };
-          for (const line of c.lines) check(line);
-          c.onLine(check);
-        }),
-      ]);
-      expect(committed, `the run ended before two steps finished: ${c.stderr()}`).toBe(true);
-      c.child.kill('SIGKILL');
-      expect((await c.exited).signal).toBe('SIGKILL');
-    } finally {
-      hold.holding = false;
-      hold.release.resolve();
-    }
-    const runId = await c.runId;
-    if (!runId) throw new Error('the run printed no run id');
+    const runId = await killPlannedRunMidProgram({
+      repo: repo.dir,
+      goal: 'Describe three Greek letters',
+      baseUrl: fake.url,
+      hold,
+    });
     const before = await store.log.read(runId, { kinds: ['step.finished', 'workflow.finished'] });
     expect(before.filter((e) => e.kind === 'step.finished')).toHaveLength(2);
     expect(before.filter((e) => e.kind === 'workflow.finished')).toHaveLength(0);
