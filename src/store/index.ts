@@ -1,6 +1,7 @@
 export { embeddedPaths } from './embedded-paths.js';
 export { type EventLogStats, PgEventLog } from './event-log.js';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+export { openStoreWaiting, type WaitingOpenOptions } from './open-waiting.js';
 export { prepared } from './prepared.js';
 export { type RunLockResult, tryLockRun } from './run-lock.js';
 export { heldRunLocks } from './run-lock-holders.js';

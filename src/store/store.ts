@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { databaseAway } from './database-away.js';
 import {
   acquireEmbeddedServer,
   type EmbeddedServer,
@@ -46,7 +47,11 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export type OpenResult = { ok: true; store: Store } | { ok: false; error: string };
+/**
+ * `away`: the database did not answer (not up yet, restarting, unreachable) rather than refusing us;
+ * a long-running service may wait for it (open-waiting.ts). Bad credentials or a bad URL are not away.
+ */
+export type OpenResult = { ok: true; store: Store } | { ok: false; error: string; away: boolean };
 
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.COLONY_HOME && env.COLONY_HOME.length > 0 ? env.COLONY_HOME : join(homedir(), '.colony');
@@ -83,7 +88,7 @@ export async function tryOpenStore(options: StoreOptions = {}): Promise<OpenResu
       connection = await appConnection(externalUrl, say);
     } else {
       const acquired = await acquireEmbeddedServer(home, say);
-      if (!acquired.ok) return acquired;
+      if (!acquired.ok) return { ...acquired, away: false };
       embedded = acquired.server;
       await migrate({ connectionString: embedded.superuserUrl() }, async () => ({
         appRole: true,
@@ -95,9 +100,9 @@ export async function tryOpenStore(options: StoreOptions = {}): Promise<OpenResu
     if (embedded) await releaseEmbeddedServer(home);
     if (externalUrl) {
       const source = options.databaseUrl ? 'databaseUrl' : 'COLONY_DATABASE_URL';
-      return { ok: false, error: describeExternalError(externalUrl, source, err) };
+      return { ok: false, error: describeExternalError(externalUrl, source, err), away: databaseAway(err) };
     }
-    return { ok: false, error: `store: ${(err as Error).message}` };
+    return { ok: false, error: `store: ${(err as Error).message}`, away: false };
   }
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
   // Idle clients can error when the server goes away; without a listener that would crash the process.

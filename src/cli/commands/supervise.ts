@@ -1,9 +1,10 @@
 import { parseDurationMs } from '../../core/duration.js';
 import { parseFlags, UsageError } from '../args.js';
+import { DATABASE_WAIT_HELP, databaseWaitFlag } from '../database-wait-flag.js';
 import { withStore } from '../store-access.js';
 import { autoResumeOff, startSupervision } from '../supervision.js';
 
-export const SUPERVISE_HELP = `colony supervise [--interval 5s] [--grace 5s] [--json]
+export const SUPERVISE_HELP = `colony supervise [--interval 5s] [--grace 5s] [--json] [--wait-for-database D]
 
 Resumes, on its own, every run on this machine's store whose process died (kill -9, crash, reboot),
 until Ctrl-C — for machines that run neither colony serve nor colony worker, which do the same.
@@ -17,7 +18,8 @@ See docs/recovery.md.
   --interval DURATION  between looks at the running runs (default 5s)
   --grace DURATION     how long a run's log must be silent, its process gone, before it is resumed
                        (default 5s)
-  --json               one JSON object per decision`;
+  --json               one JSON object per decision
+${DATABASE_WAIT_HELP}`;
 
 export async function superviseCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -26,6 +28,7 @@ export async function superviseCommand(argv: string[]): Promise<number> {
       interval: { type: 'string' },
       grace: { type: 'string' },
       json: { type: 'boolean' },
+      'wait-for-database': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'supervise',
@@ -45,23 +48,27 @@ export async function superviseCommand(argv: string[]): Promise<number> {
     throw new UsageError(`supervise: --grace must be a duration like 5s (got "${values.grace}")`);
   if (autoResumeOff(process.env))
     throw new UsageError('supervise: COLONY_AUTO_RESUME is off in this environment; unset it to supervise');
-  return withStore(async (store) => {
-    const stopRequested = new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-    const supervisor = startSupervision({
-      store,
-      role: 'supervise',
-      env: process.env,
-      ...(intervalMs !== undefined ? { intervalMs } : {}),
-      ...(graceMs !== undefined ? { graceMs } : {}),
-      json: values.json ?? false,
-      write: (line) => process.stdout.write(`${line}\n`),
-    });
-    process.stderr.write(`colony supervise: watching the runs of ${store.home} (Ctrl-C to stop)\n`);
-    await stopRequested;
-    await supervisor.stop();
-    return 0;
-  });
+  const waitMs = databaseWaitFlag(values['wait-for-database'], 'supervise');
+  return withStore(
+    async (store) => {
+      const stopRequested = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      const supervisor = startSupervision({
+        store,
+        role: 'supervise',
+        env: process.env,
+        ...(intervalMs !== undefined ? { intervalMs } : {}),
+        ...(graceMs !== undefined ? { graceMs } : {}),
+        json: values.json ?? false,
+        write: (line) => process.stdout.write(`${line}\n`),
+      });
+      process.stderr.write(`colony supervise: watching the runs of ${store.home} (Ctrl-C to stop)\n`);
+      await stopRequested;
+      await supervisor.stop();
+      return 0;
+    },
+    { waitMs },
+  );
 }

@@ -2,12 +2,13 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isSafeAgentName } from '../../auth/index.js';
 import { readCaFile } from '../../fleet/tls.js';
-import { tryOpenStore } from '../../store/index.js';
+import { openStoreWaiting } from '../../store/index.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
+import { DATABASE_WAIT_HELP, databaseWaitFlag } from '../database-wait-flag.js';
 import { CliFailure } from '../store-access.js';
 import { autoResumeOff, startSupervision } from '../supervision.js';
 
-export const WORKER_HELP = `colony worker [--database-url URL] [--slots N] [--name NAME] [--ca FILE]
+export const WORKER_HELP = `colony worker [--database-url URL] [--slots N] [--name NAME] [--ca FILE] [--wait-for-database D]
 
 Joins a fleet: executes agent sessions of any run started with --workers, at most N at once, until
 Ctrl-C (its sessions then go back to the queue for the other workers). Workers share one Postgres
@@ -26,7 +27,8 @@ docs/fleet.md.
                        non-loopback address (refused without it; loopback is always allowed)
   --no-auto-resume     do not resume, on its own, a run whose owner died (by default a worker
                        does, for runs whose repository is on its machine: docs/recovery.md;
-                       COLONY_AUTO_RESUME=off too)`;
+                       COLONY_AUTO_RESUME=off too)
+${DATABASE_WAIT_HELP}`;
 
 export async function workerCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -38,6 +40,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
       'no-auto-resume': { type: 'boolean' },
       ca: { type: 'string' },
       'insecure-http': { type: 'boolean' },
+      'wait-for-database': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'worker',
@@ -62,13 +65,25 @@ export async function workerCommand(argv: string[]): Promise<number> {
   const ca = values.ca === undefined ? undefined : caFlag(values.ca);
   const transport = { ...(ca ? { ca } : {}), insecureHttp: values['insecure-http'] === true };
 
-  const opened = await tryOpenStore({ databaseUrl, poolSize: Math.max(10, Math.min(40, slots)) });
-  if (!opened.ok) throw new CliFailure(`cannot open the fleet's database: ${opened.error}`);
-  const store = opened.store;
+  const waitMs = databaseWaitFlag(values['wait-for-database'], 'worker');
+
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const opened = await openStoreWaiting({
+    databaseUrl,
+    poolSize: Math.max(10, Math.min(40, slots)),
+    waitMs,
+    signal: stop.signal,
+    say: (line) => process.stderr.write(`colony worker (${name}, starting): ${line}\n`),
+  });
+  if (!opened.ok) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    throw new CliFailure(`cannot open the fleet's database: ${opened.error}`);
+  }
+  const store = opened.store;
   // A resumed run's process opens the fleet's database, as this worker does.
   const env = { ...process.env, COLONY_DATABASE_URL: databaseUrl };
   const supervisor =
