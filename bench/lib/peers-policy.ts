@@ -6,9 +6,10 @@
  *
  * Two ways to find work (`mode`):
  * - `claims` (free-form claims): gather (`sync` main in, `grep` what is still broken, `context_read`
- *   the CLAIMs), claim one file picked at random among those still broken and not known to be held,
- *   fix it, merge_request, and gather again. Two peers picking the same file before seeing each
- *   other's CLAIM is a claim conflict; the loser picks again.
+ *   for the claims held now: its "Open claims now" line), claim one file picked at random among those
+ *   still broken and not held, fix it, merge_request, and gather again. Two peers picking the same
+ *   file before seeing each other's claim is a claim conflict; the loser takes one of the unclaimed
+ *   paths the conflict suggests that its last look found broken, else picks again.
  * - `board` (the task board): `claim_next`; on an empty board one peer claims `task:plan`, lists the
  *   broken files and adds one task per file (the others wait on `claim_next`); then claim_next, fix,
  *   merge_request, claim_next… A task is handed out once: no conflicts on files.
@@ -183,17 +184,18 @@ function claimsTurn(
   if (!last || last.name === 'release' || last.name === 'merge_request' || last.name === 'merge_status')
     return call('sync', {});
   if (last.name === 'sync') return call('bash', { command: 'grep -rl broken files || true' });
-  if (last.name === 'bash') return call('context_read', { kinds: ['CLAIM'], limit: 200 });
+  // The claims held now are one line of the answer (the CLAIM gists themselves are history).
+  if (last.name === 'bash') return call('context_read', { kinds: ['CLAIM'], limit: 1 });
 
-  // What this peer knows: the broken files of its last look, minus those others hold or it tried.
+  // What this peer knows: the broken files of its last look, minus those held or it tried.
   const lastLook = results[calls.map((c) => c.name).lastIndexOf('bash')] ?? '';
   const broken = [...new Set(lastLook.match(/files\/f\d+\.txt/g) ?? [])];
   const taken = new Set<string>();
   const lastGather = calls.map((c) => c.name).lastIndexOf('sync');
   for (const [i, result] of results.entries()) {
     if (i < lastGather) continue;
-    for (const match of result.matchAll(/#\d+ CLAIM \S+ \[([^\]]*)\]/g))
-      for (const file of (match[1] ?? '').split(', ')) taken.add(file);
+    const open = /^Open claims now \(\d+\): (.*)$/m.exec(result)?.[1] ?? '';
+    for (const file of open.match(/files\/f\d+\.txt/g) ?? []) taken.add(file);
   }
   const tried = calls
     .slice(lastGather)
@@ -216,7 +218,15 @@ function claimsTurn(
     case 'context_read':
       return pick();
     case 'claim':
-      if (lastResult.startsWith('Conflict')) return pick();
+      if (lastResult.startsWith('Conflict')) {
+        // The conflict's suggestions are fresh (nobody has claimed them yet): take one still broken.
+        const suggested = [...lastResult.matchAll(/^- (files\/f\d+\.txt)$/gm)].map((m) => m[1] as string);
+        const fresh = suggested.filter((f) => broken.includes(f) && !taken.has(f));
+        if (fresh.length === 0) return pick();
+        const random = seededRandom(peer * 7919 + calls.length * 104729);
+        const file = fresh[Math.floor(random() * fresh.length)] as string;
+        return call('claim', { scope: file, summary: `fix ${file}` });
+      }
       return call('write', { path: mine, content: `fixed ${mine}\n` });
     case 'write':
       return call('merge_request', { note: `fix ${mine}` });

@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import { KeyedGroupCommit } from '../store/group-commit.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
+import { nearestUnclaimedPaths } from './nearby-paths.js';
 import { parseScope, type Scope } from './scope.js';
 import { errorText, isoText } from './sql.js';
 import { type BoardTask, type FreeTask, freeTasks, nearestTasks } from './task-queries.js';
@@ -49,7 +50,18 @@ export interface ClaimConflict {
   heldMs: number;
   /** Up to 5 ready board tasks nobody holds, nearest to the requested scope first ([] without a board). */
   nearby: BoardTask[];
+  /**
+   * Without free board tasks: up to 5 paths of the run's base tree nearest the requested path that no
+   * claim of the run has touched (nearby-paths.ts); [] for a task scope or a run that gave no paths.
+   */
+  nearbyPaths: string[];
 }
+
+/** The run's repository paths for conflict suggestions (RunWorkspace.basePaths: cached per run). */
+export type PathSource = () => Promise<readonly string[]>;
+
+/** Runs whose path source a process keeps (a fleet worker hosts many runs over its life). */
+const MAX_PATH_SOURCES = 64;
 
 export const MAX_NEARBY = 5;
 
@@ -97,6 +109,8 @@ export class ClaimService {
   private readonly claims: KeyedGroupCommit<ClaimRequest, ClaimRow>;
   private readonly releases: KeyedGroupCommit<ReleaseRequest, { claimId: number; scope: string }[]>;
   private readonly free: KeyedGroupCommit<null, FreeTask[]>;
+  private readonly claimedKeys: KeyedGroupCommit<null, Set<string>>;
+  private readonly pathSources = new Map<string, PathSource>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -110,6 +124,20 @@ export class ClaimService {
       const tasks = await freeTasks(pool, runId);
       return items.map(() => tasks);
     });
+    this.claimedKeys = new KeyedGroupCommit(async (runId, items) => {
+      const keys = await claimedPathKeys(pool, runId);
+      return items.map(() => keys);
+    });
+  }
+
+  /** Where this run's repository paths come from, for free-form conflict suggestions. */
+  providePaths(runId: string, source: PathSource): void {
+    this.pathSources.delete(runId);
+    this.pathSources.set(runId, source);
+    for (const oldest of this.pathSources.keys()) {
+      if (this.pathSources.size <= MAX_PATH_SOURCES) break;
+      this.pathSources.delete(oldest);
+    }
   }
 
   async claim(input: ClaimInput): Promise<Result<ClaimOutcome>> {
@@ -133,6 +161,14 @@ export class ClaimService {
       });
       const claimId = Number(row.claim_id);
       if (row.status === 'conflict') {
+        // Suggestions read after the batch, outside the claims lock (one query for all of a run's
+        // conflicts at once); claim_next (or the next claim) decides.
+        const nearby = nearestTasks(
+          await this.free.add(input.runId, null).catch(() => []),
+          input.agent,
+          scope,
+          MAX_NEARBY,
+        );
         const conflict: ClaimConflict = {
           status: 'conflict',
           claimId,
@@ -140,14 +176,8 @@ export class ClaimService {
           holderScope: row.scope,
           summary: row.summary ?? '',
           heldMs: Number(row.held_ms ?? 0),
-          // A suggestion read after the batch, outside the claims lock (one query for all of a run's
-          // conflicts at once); claim_next decides.
-          nearby: nearestTasks(
-            await this.free.add(input.runId, null).catch(() => []),
-            input.agent,
-            scope,
-            MAX_NEARBY,
-          ),
+          nearby,
+          nearbyPaths: nearby.length > 0 ? [] : await this.unclaimedNear(input.runId, scope),
         };
         return { ok: true, value: conflict };
       }
@@ -301,6 +331,18 @@ export class ClaimService {
     return { beat, stop: () => clearInterval(timer) };
   }
 
+  /** Paths near `scope` nobody has claimed (nearby-paths.ts); [] when unknown or on any failure. */
+  private async unclaimedNear(runId: string, scope: Scope): Promise<string[]> {
+    const source = this.pathSources.get(runId);
+    if (!source || scope.kind !== 'path') return [];
+    try {
+      const [paths, claimed] = await Promise.all([source(), this.claimedKeys.add(runId, null)]);
+      return nearestUnclaimedPaths(paths, claimed, scope, MAX_NEARBY);
+    } catch {
+      return [];
+    }
+  }
+
   private async whyNotHeld(runId: string, agent: string, scope: Scope): Promise<string> {
     const held = await this.held(runId, agent);
     const last = await this.pool
@@ -320,6 +362,15 @@ export class ClaimService {
           : `you hold no claim on ${scope.text}`;
     return `${why}; your claims: ${yours}`;
   }
+}
+
+/** Every path scope key the run's claims ever had (held or ended). */
+async function claimedPathKeys(pool: pg.Pool, runId: string): Promise<Set<string>> {
+  const res = await pool.query<{ scope_key: string }>(
+    `SELECT DISTINCT scope_key FROM colony.claims WHERE run_id = $1 AND scope_kind = 'path'`,
+    [runId],
+  );
+  return new Set(res.rows.map((r) => r.scope_key));
 }
 
 function granted(

@@ -140,6 +140,7 @@ export async function openWorkerRun(options: WorkerRunOptions): Promise<Result<W
     sandbox,
     upstream,
   });
+  coord.claims.providePaths(runId, () => workspace.basePaths());
   const stopper = new AbortController();
   // Merge tools wait for outcomes over HTTP; each call names its agent through the token.
   const ports = new Map<string, ReturnType<typeof integrationClient>>();

@@ -30,6 +30,7 @@ import { fetchResult } from './result.js';
 /** The run's result in the user's repository: its branch ref, or null when nothing landed on main. */
 export type FinishResult = { ok: true; ref: string | null; commit: string } | { ok: false; error: string };
 
+import { git } from './git/git.js';
 import { runSetup, SETUP_OFFLINE } from './shell-command.js';
 import { commitChanges, removeWorktree, worktreeState } from './worktree.js';
 
@@ -109,6 +110,7 @@ export class RunWorkspace {
   private readonly templates = new CheckoutTemplates();
   /** Publishes that come together move their branches in one git process. */
   private readonly branchMoves: RefUpdateBatch;
+  private basePathList: Promise<readonly string[]> | null = null;
 
   constructor(
     private readonly options: {
@@ -135,6 +137,17 @@ export class RunWorkspace {
   async open(): Promise<WorkspaceResult<string>> {
     const hub = await createHub(this.hubPath, this.options.userRepo, this.options.baseCommit);
     return hub.ok ? { ok: true, value: hub.hubPath } : hub;
+  }
+
+  /**
+   * The files of the run's base commit, sorted (coord/nearby-paths.ts suggests unclaimed ones on a
+   * claim conflict), read once from the hub — Colony's own repository, with git's plumbing: names are
+   * data here, nothing is checked out or followed. Empty when the hub lacks the commit (a worker's
+   * mirror before its first fetch) or the tree is larger than suggestions are worth.
+   */
+  basePaths(): Promise<readonly string[]> {
+    this.basePathList ??= listBasePaths(this.hubPath, this.options.baseCommit);
+    return this.basePathList;
   }
 
   worktreePath(agent: string): string {
@@ -342,4 +355,15 @@ export class RunWorkspace {
     if (commit === this.options.baseCommit) return { ok: true, ref: null, commit };
     return fetchResult(this.options.userRepo, this.hubPath, HUB_MAIN, `colony/${this.options.runId}`);
   }
+}
+
+/** Base trees larger than this give no suggestions (a listing per run is then not worth its memory). */
+const MAX_BASE_PATHS = 200_000;
+
+async function listBasePaths(hubPath: string, commit: string): Promise<readonly string[]> {
+  const listed = await git(['ls-tree', '-r', '-z', '--name-only', '--full-tree', commit], { cwd: hubPath });
+  if (!listed.ok) return [];
+  const paths = listed.stdout.split('\0').filter((p) => p !== '');
+  // Code-unit order: the order coord/nearby-paths.ts searches.
+  return paths.length > MAX_BASE_PATHS ? [] : paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

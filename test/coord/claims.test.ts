@@ -224,6 +224,55 @@ describe('claims', () => {
   });
 });
 
+describe('free-form claim conflicts (issue 29)', () => {
+  it('a conflict suggests base-tree paths no claim has touched; context_read lists the open claims', async () => {
+    const runId = testRunId('nearby');
+    const paths = Array.from({ length: 20 }, (_, i) => `files/f${String(i).padStart(2, '0')}.txt`);
+    coord.claims.providePaths(runId, async () => paths);
+    const [a, b] = [createCoordinationTools(coord, runId, 'a'), createCoordinationTools(coord, runId, 'b')];
+    const run = (tools: typeof a, name: string, args: unknown) =>
+      tools.find((t) => t.spec.name === name)!.run(args, {});
+    await claim(runId, 'a', 'files/f05.txt');
+    await claim(runId, 'a', 'files/f06.txt');
+    await claim(runId, 'c', 'files/f04.txt');
+    // Released claims count as touched too: someone worked there.
+    await coord.claims.release({ runId, agent: 'c', scope: 'files/f04.txt', outcome: 'landed' });
+
+    const conflict = await claim(runId, 'b', 'files/f05.txt');
+    expect(conflict.status === 'conflict' && conflict.nearbyPaths).toEqual([
+      'files/f03.txt',
+      'files/f07.txt',
+      'files/f02.txt',
+      'files/f08.txt',
+      'files/f01.txt',
+    ]);
+    const text = (await run(b, 'claim', { scope: 'files/f06.txt', summary: 'x' })).content;
+    expect(text).toContain('Nearby paths no claim of this run has touched yet');
+    expect(text).toContain('- files/f07.txt');
+    expect(text).not.toContain('- files/f04.txt');
+
+    const read = (await run(b, 'context_read', { kinds: ['CLAIM'], limit: 1 })).content;
+    expect(read).toContain('Open claims now (2): a files/f05.txt · a files/f06.txt');
+    const own = (await run(a, 'context_read', { kinds: ['FACT'] })).content;
+    expect(own).not.toContain('Open claims now');
+    const mine = (await run(a, 'context_read', {})).content;
+    expect(mine).toContain('Open claims now (2): you files/f05.txt · you files/f06.txt');
+  });
+
+  it('a run without a path source, or a task scope, suggests nothing', async () => {
+    const runId = testRunId('nearby');
+    await claim(runId, 'a', 'files/f01.txt');
+    const conflict = await claim(runId, 'b', 'files/f01.txt');
+    expect(conflict.status === 'conflict' && conflict.nearbyPaths).toEqual([]);
+    coord.claims.providePaths(runId, async () => ['files/f01.txt', 'files/f02.txt']);
+    await claim(runId, 'a', 'task:1');
+    const onTask = await claim(runId, 'b', 'task:1');
+    expect(onTask.status === 'conflict' && onTask.nearbyPaths).toEqual([]);
+    const onPath = await claim(runId, 'b', 'files/f01.txt');
+    expect(onPath.status === 'conflict' && onPath.nearbyPaths).toEqual(['files/f02.txt']);
+  });
+});
+
 describe("a run's own lease on a shared coordination (forRun, as a fleet worker uses it)", () => {
   it("claims and claim_next take the run's lease and heartbeat; the rest is shared and stays open", async () => {
     const run = coord.forRun(1000);

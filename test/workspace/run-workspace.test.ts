@@ -119,3 +119,10 @@ describe('RunWorkspace checkouts', () => {
     }
   });
 });
+
+describe('RunWorkspace.basePaths', () => {
+  it("lists the base commit's files from the hub, sorted", async () => {
+    const ws = await openWorkspace();
+    expect(await ws.basePaths()).toEqual(['README.md', 'src/a.txt']);
+  });
+});

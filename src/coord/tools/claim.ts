@@ -32,10 +32,16 @@ export function createClaimTool(coord: Coordination, runId: string, agent: strin
           `Conflict: ${outcome.holder} holds ${outcome.holderScope} (for ${formatDuration(outcome.heldMs)}): ` +
           `"${outcome.summary}". Choose other work, or settle it with ${outcome.holder} by direct message ` +
           `(message_send with to "${outcome.holder}").`;
-        if (outcome.nearby.length === 0) return ok(text);
-        const free = outcome.nearby.map(formatTask).join('\n');
+        if (outcome.nearby.length > 0) {
+          const free = outcome.nearby.map(formatTask).join('\n');
+          return ok(
+            `${text}\nFree tasks on the board (take one with claim_next, or claim its scope):\n${free}`,
+          );
+        }
+        if (outcome.nearbyPaths.length === 0) return ok(text);
         return ok(
-          `${text}\nFree tasks on the board (take one with claim_next, or claim its scope):\n${free}`,
+          `${text}\nNearby paths no claim of this run has touched yet (claim one if it needs work):\n` +
+            outcome.nearbyPaths.map((p) => `- ${p}`).join('\n'),
         );
       }
       if (outcome.existing) {

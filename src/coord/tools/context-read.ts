@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool } from '../../tool/types.js';
+import type { HeldClaim } from '../claims.js';
 import { DEFAULT_READ_LIMIT } from '../context.js';
 import type { Coordination } from '../coordination.js';
 import { describeGrep, parseGrep } from '../grep.js';
@@ -34,12 +35,30 @@ const schema = z.object({
     .describe(`Most entries to return (default ${DEFAULT_READ_LIMIT}).`),
 });
 
+/** Open claims shown by one context_read; the rest are counted. */
+export const OPEN_CLAIMS_SHOWN = 100;
+
+/**
+ * The claims held right now, in one line (CLAIM entries say who claimed what when, not whether it is
+ * still held): what a peer choosing work needs, at a fraction of the gists' size (issue 29).
+ */
+export function openClaimsLine(held: readonly HeldClaim[], reader: string): string {
+  if (held.length === 0) return 'Open claims now: none.';
+  const shown = held
+    .slice(0, OPEN_CLAIMS_SHOWN)
+    .map((c) => `${c.agent === reader ? 'you' : c.agent} ${c.scope}`)
+    .join(' · ');
+  const more = held.length > OPEN_CLAIMS_SHOWN ? ` · (+${held.length - OPEN_CLAIMS_SHOWN} more)` : '';
+  return `Open claims now (${held.length}): ${shown}${more}`;
+}
+
 export function createContextReadTool(coord: Coordination, runId: string, agent: string): Tool {
   return defineTool({
     name: 'context_read',
     description:
       'Read what peers posted that you have not seen yet (FAIL entries first, then oldest first), as ' +
-      'one-line gists; each read marks only the returned entries as read. Also shows your unread messages.',
+      'one-line gists; each read marks only the returned entries as read. Also shows the claims held ' +
+      'right now (with CLAIM or all kinds) and your unread messages.',
     schema,
     mutates: false,
     async run(args) {
@@ -67,6 +86,10 @@ export function createContextReadTool(coord: Coordination, runId: string, agent:
       if (filters.length > 0 && others > 0)
         lines.push(`${others} other unread entries do not match the filter.`);
       if (entries.some((e) => e.hasDetail)) lines.push('Use context_unfold {id} to read an entry in full.');
+      if (!kinds || kinds.length === 0 || kinds.includes('CLAIM')) {
+        const held = await coord.claims.held(runId);
+        if (held.ok) lines.push(openClaimsLine(held.value, agent));
+      }
 
       const messages = await coord.messages.read(runId, agent, 'context_read');
       if (messages.ok) {

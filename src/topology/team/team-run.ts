@@ -45,6 +45,8 @@ export function openTeamRun(ctx: RunContext, workspaceLog: EventLog = ctx.log): 
     sandbox: ctx.sandbox,
     signal: ctx.signal,
   });
+  // A free-form claim conflict suggests base-tree paths nobody has claimed (coord/nearby-paths.ts).
+  ctx.coord.claims.providePaths(spec.runId, () => workspace.basePaths());
   return { dir, workspace, emit };
 }
 
