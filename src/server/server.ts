@@ -48,6 +48,8 @@ export function createRequestHandler(options: ServerOptions): RequestHandler {
       coordination ??= createCoordination(options.store);
       return coordination;
     },
+    token: options.token,
+    env: process.env,
   };
   const policy = {
     token: options.token,
