@@ -28,15 +28,22 @@ export const OPEN_OCCURRENCE_KINDS = [...new Set([...WATCHED_KINDS, ...SETTLING_
 /** Activity of an agent: a stalled agent that shows one of these has resumed. */
 const ACTIVITY = new Set(['model.response', 'model.error', 'tool.started', 'agent.finished']);
 
-/** The occurrences of `events` (in log order) not settled by a later event, oldest first. */
-export function openOccurrences(events: readonly StoredEvent[], watch: OccurrenceWatch): Occurrence[] {
+export interface OpenOccurrences {
+  /** Folds the run's next event (in log order). */
+  apply(event: StoredEvent): void;
+  /** The occurrences not settled so far, oldest first. */
+  open(): Occurrence[];
+}
+
+/** An incremental fold of a run's log into its open occurrences (`run_finished` is never one). */
+export function createOpenOccurrences(watch: OccurrenceWatch): OpenOccurrences {
   const finder = createOccurrenceFinder(watch);
   const open = new Map<string, Occurrence>();
-  /** mr → the key of its open approval, and the seq of the decision that settled it. */
+  /** mr → the key of its approval; the decision that settled it (an ignored one reopens it). */
   const approvals = new Map<number, string>();
   const decisions = new Map<number, { seq: number; occurrence: Occurrence }>();
   const settle = (key: string) => open.delete(key);
-  for (const event of events) {
+  const apply = (event: StoredEvent): void => {
     if (event.agent !== null && ACTIVITY.has(event.kind))
       for (const [key, o] of open) if (o.kind === 'agent_stalled' && o.agent === event.agent) settle(key);
     switch (event.kind) {
@@ -60,6 +67,7 @@ export function openOccurrences(events: readonly StoredEvent[], watch: Occurrenc
       case 'merge.rejected': {
         const key = approvals.get(event.data.mr);
         if (key !== undefined) settle(key);
+        decisions.delete(event.data.mr);
         break;
       }
       case 'limit.hit':
@@ -80,6 +88,13 @@ export function openOccurrences(events: readonly StoredEvent[], watch: Occurrenc
       if (o.kind === 'approval_needed' && typeof o.details.mr === 'number')
         approvals.set(o.details.mr, o.key);
     }
-  }
-  return [...open.values()].sort((a, b) => a.seq - b.seq);
+  };
+  return { apply, open: () => [...open.values()].sort((a, b) => a.seq - b.seq) };
+}
+
+/** The occurrences of `events` (in log order) not settled by a later event, oldest first. */
+export function openOccurrences(events: readonly StoredEvent[], watch: OccurrenceWatch): Occurrence[] {
+  const fold = createOpenOccurrences(watch);
+  for (const event of events) fold.apply(event);
+  return fold.open();
 }

@@ -23,7 +23,7 @@ import {
 import { viewAgents, viewEndMs } from '../view/run-view.js';
 import { approveFromOutside, rejectFromOutside } from '../workspace/integration/index.js';
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
-import { needsYou } from './needs-you.js';
+import type { NeedsYou } from './needs-you.js';
 import { listRunItems } from './run-list.js';
 import type { RunTracker } from './run-tracker.js';
 import type { SseStreams } from './sse.js';
@@ -32,6 +32,8 @@ import { FORM_TOPOLOGIES, parseStartRequest, startRunFromRequest } from './start
 export interface ApiDeps {
   store: Store;
   tracker: RunTracker;
+  /** What waits for a person across recent runs (folds kept between requests). */
+  needsYou: NeedsYou;
   /** The server's SSE streams (cap and back-pressure). */
   streams: SseStreams;
   /** Lazily created coordination services (one LISTEN connection per server). */
@@ -79,7 +81,7 @@ const routes: Route[] = [
     method: 'GET',
     pattern: /^\/api\/needs-you$/,
     handler: async (_req, res, _url, _p, deps) => {
-      sendJson(res, 200, { items: await needsYou(deps.store) });
+      sendJson(res, 200, { items: await deps.needsYou.items() });
     },
   },
   {
