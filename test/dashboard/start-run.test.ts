@@ -145,7 +145,7 @@ describe('starting a run from the dashboard', () => {
     // Live: its agent thinks while its model call is held, with its model in the agents table.
     await until(() => heldCallArrived, 'the run’s first model call');
     await page.waitForSelector('[data-agent][data-state="thinking"]', { timeout: 60_000 });
-    expect(await page.textContent('#live')).toBe('● live');
+    await page.waitForFunction(() => document.getElementById('live')?.textContent === '● live');
     expect(await page.getAttribute('[data-agent] .a-model', 'data-model')).toBe(MODEL);
     const dir = join(tmpdir(), 'colony-dashboard');
     mkdirSync(dir, { recursive: true });
