@@ -80,6 +80,7 @@ export const unitFiles: readonly string[] = [
   'test/notify/desktop-text.test.ts',
   'test/notify/notifier.test.ts',
   'test/notify/occurrences.test.ts',
+  'test/notify/open-occurrences.test.ts',
   'test/notify/settings.test.ts',
   'test/proxy/namespaced-calls.test.ts',
   'test/report/report-page.test.ts',

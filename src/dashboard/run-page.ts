@@ -69,6 +69,11 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
         h('span', { class: 'a-state' }, a.state),
         // Fleet runs only: an in-process agent has no worker and no column.
         a.worker === null ? null : h('span', { class: 'a-worker', title: `worker ${a.worker}` }, a.worker),
+        h(
+          'span',
+          { class: 'a-model', title: `model ${a.model ?? '–'}`, 'data-model': a.model },
+          a.model ?? '',
+        ),
         h('span', { class: 'a-claim', title: a.claim ?? '' }, a.claim ?? ''),
         h('span', { class: 'a-action', title: a.lastAction }, a.lastAction),
         h('span', { class: 'a-num' }, `${a.steps} st`),

@@ -1,16 +1,30 @@
 /// <reference lib="dom" />
-/** The runs list: status, topology, agents, wall-clock, cost, verify; refreshed every few seconds. */
+/**
+ * The runs page: a form to start a run, what needs you across recent runs, and the runs list (status,
+ * topology, agents, wall-clock, cost, verify); refreshed every few seconds.
+ */
+import type { NeedsYouItem } from '../server/needs-you.js';
 import type { RunListItem } from '../server/run-list.js';
 import { getJson } from './api.js';
 import { ago, clear, count, h, ms, usd } from './dom.js';
+import { needsYouRows } from './needs-you.js';
+import { newRunForm } from './new-run-form.js';
 import { statusBadge } from './run-page.js';
 
 export function runsPage(root: HTMLElement): () => void {
   const body = h('tbody', {});
   const note = h('p', { class: 'muted small' });
+  const needsList = h('ul', { class: 'needs-list', id: 'needs-you' });
+  const needsNote = h('span', { class: 'muted small', id: 'needs-count' });
+  const openRun = (runId: string) => {
+    history.pushState(null, '', `/runs/${encodeURIComponent(runId)}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  };
   clear(
     root,
     h('div', { class: 'run-head' }, h('h1', {}, 'Runs')),
+    newRunForm(openRun),
+    h('section', { class: 'panel needs-panel' }, h('h2', {}, 'Needs you ', needsNote), needsList),
     note,
     h(
       'section',
@@ -47,7 +61,19 @@ export function runsPage(root: HTMLElement): () => void {
     ),
   );
   let closed = false;
+  const loadNeeds = async () => {
+    const r = await getJson<{ items: NeedsYouItem[] }>('/api/needs-you');
+    if (closed) return;
+    if (!r.ok) {
+      needsNote.textContent = r.error;
+      return;
+    }
+    needsNote.textContent =
+      r.value.items.length === 0 ? 'nothing waits for you' : `(${r.value.items.length})`;
+    clear(needsList, ...needsYouRows(r.value.items));
+  };
   const load = async () => {
+    void loadNeeds();
     const r = await getJson<{ runs: RunListItem[] }>('/api/runs?limit=200');
     if (closed) return;
     if (!r.ok) {

@@ -1,12 +1,13 @@
 /**
  * The JSON API: runs, a run's view, agents, events, shared context, messages, claims, merge requests
- * and metrics (reads), and the user's actions: send a message, approve or reject a merge request,
- * stop a run.
+ * and metrics, what needs a person across runs, the models a new run may use (reads), and the user's
+ * actions: start a run, send a message, approve or reject a merge request, stop a run.
  * Every read is computed from the event log (plus the context table for an entry's detail).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Coordination, createCoordination, USER_SENDER } from '../coord/index.js';
 import type { ContextKind, EventKind, ShownRunStatus } from '../core/events.js';
+import { KNOWN_MODELS } from '../model/index.js';
 import { interruptedReason, interruptedRunIds, shownStatus } from '../run/interrupted.js';
 import { requestRunStop } from '../run/stop.js';
 import type { RunRecord, Store } from '../store/index.js';
@@ -22,17 +23,25 @@ import {
 import { viewAgents, viewEndMs } from '../view/run-view.js';
 import { approveFromOutside, rejectFromOutside } from '../workspace/integration/index.js';
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
+import type { NeedsYou } from './needs-you.js';
 import { listRunItems } from './run-list.js';
 import type { RunTracker } from './run-tracker.js';
 import type { SseStreams } from './sse.js';
+import { FORM_TOPOLOGIES, parseStartRequest, startRunFromRequest } from './start-run.js';
 
 export interface ApiDeps {
   store: Store;
   tracker: RunTracker;
+  /** What waits for a person across recent runs (folds kept between requests). */
+  needsYou: NeedsYou;
   /** The server's SSE streams (cap and back-pressure). */
   streams: SseStreams;
   /** Lazily created coordination services (one LISTEN connection per server). */
   coordination: () => Promise<Coordination>;
+  /** The server token: kept out of the environment of runs started from the page. */
+  token: string;
+  /** The server's environment: a run started from the page gets it (keys, base URLs), minus the token. */
+  env: NodeJS.ProcessEnv;
 }
 
 type Handler = (
@@ -68,6 +77,40 @@ async function runStatus(deps: ApiDeps, run: RunRecord, logged: string): Promise
 }
 
 const routes: Route[] = [
+  {
+    method: 'GET',
+    pattern: /^\/api\/needs-you$/,
+    handler: async (_req, res, _url, _p, deps) => {
+      sendJson(res, 200, { items: await deps.needsYou.items() });
+    },
+  },
+  {
+    method: 'GET',
+    pattern: /^\/api\/models$/,
+    handler: (_req, res) => {
+      sendJson(res, 200, {
+        models: KNOWN_MODELS.map((m) => ({ id: m.id, protocol: m.protocol, priced: m.prices !== null })),
+        topologies: FORM_TOPOLOGIES,
+      });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: /^\/api\/runs$/,
+    handler: async (req, res, _url, _p, deps) => {
+      const body = await readJsonBody(req);
+      if (!body.ok) return sendError(res, 400, body.error);
+      const request = parseStartRequest(body.value);
+      if (!request.ok) return sendError(res, 400, request.error);
+      const started = await startRunFromRequest(request.value, {
+        store: deps.store,
+        token: deps.token,
+        env: deps.env,
+      });
+      if (!started.ok) return sendError(res, started.status, started.error);
+      sendJson(res, 201, started);
+    },
+  },
   {
     method: 'GET',
     pattern: /^\/api\/runs$/,

@@ -9,6 +9,7 @@ import type { Store } from '../store/index.js';
 import { decideAccess, isLoopbackHost } from './access.js';
 import { createCoordination, matchApi } from './api.js';
 import { sendError } from './http-util.js';
+import { NeedsYou } from './needs-you.js';
 import { RunTracker } from './run-tracker.js';
 import { type SseLimits, type SseStats, SseStreams } from './sse.js';
 import { resolveStatic, serveStatic } from './static.js';
@@ -43,11 +44,14 @@ export function createRequestHandler(options: ServerOptions): RequestHandler {
   const deps = {
     store: options.store,
     tracker,
+    needsYou: new NeedsYou(options.store),
     streams,
     coordination: () => {
       coordination ??= createCoordination(options.store);
       return coordination;
     },
+    token: options.token,
+    env: process.env,
   };
   const policy = {
     token: options.token,

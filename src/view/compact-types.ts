@@ -18,6 +18,8 @@ export const SEG_ERROR = 3;
 export interface AgentRow {
   name: string;
   profile: string;
+  /** The model the agent runs on (its `agent.started`), null before it started. */
+  model: string | null;
   state: AgentState;
   /** When the current state began. */
   since: string;

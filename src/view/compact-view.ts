@@ -53,6 +53,7 @@ export function agentRow(a: AgentView): AgentRow {
   return {
     name: a.name,
     profile: a.profile ?? '',
+    model: a.model ?? null,
     state: a.state,
     since: iso(a.stateSinceMs),
     steps: a.steps,

@@ -7,8 +7,9 @@ import { autoResumeOff, startSupervision } from '../supervision.js';
 export const SERVE_HELP = `colony serve [--port 7420] [--host 127.0.0.1] [--token-for-reads] [--max-streams ${SSE_DEFAULTS.maxConnections}]
 
 Starts the dashboard and its JSON API (docs/dashboard.md) until Ctrl-C. Prints the dashboard's URL
-with the server token in its fragment (#token=…): open that URL to be able to send messages, approve
-merge requests and stop runs from the page. Reading is open on a loopback host; every action needs
+with the server token in its fragment (#token=…): open that URL to be able to start runs, send
+messages, approve merge requests and stop runs from the page (a run started there is a colony run
+process with this server's environment, minus the token; its output in $COLONY_HOME/serve/). Reading is open on a loopback host; every action needs
 the token; on any other host (--host 0.0.0.0) every request needs it. The token lives in
 $COLONY_HOME/server-token (mode 0600).
 
