@@ -1,5 +1,6 @@
 import { isLoopbackHost } from '../../server/access.js';
 import { loadOrCreateToken, SSE_DEFAULTS, startServer } from '../../server/index.js';
+import { DATABASE_WAIT_MS } from '../../store/database-away.js';
 import { numberFlag, parseFlags, UsageError } from '../args.js';
 import { CliFailure, withStore } from '../store-access.js';
 import { autoResumeOff, startSupervision } from '../supervision.js';
@@ -43,44 +44,48 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   const tokenForReads = values['token-for-reads'] === true;
   const maxStreams = numberFlag(values['max-streams'], 'max-streams', 'int');
-  return withStore(async (store) => {
-    // Listen for Ctrl-C / SIGTERM before anything is announced: a caller that reads the URL and
-    // stops the server at once must get a clean exit, not the default signal death.
-    const stopRequested = new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    const token = loadOrCreateToken(store.home);
-    if (!token.ok) throw new CliFailure(token.error);
-    const started = await startServer({
-      store,
-      token: token.token,
-      host,
-      port,
-      tokenForReads,
-      ...(maxStreams !== undefined ? { sse: { maxConnections: maxStreams } } : {}),
-    });
-    if (!started.ok) throw new CliFailure(started.error);
-    const { server } = started;
-    const browseHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-    const base = server.url.replace(host.includes(':') ? `[${host}]` : host, browseHost);
-    const reading = !isLoopbackHost(host)
-      ? 'needs the token: this host is not loopback'
-      : tokenForReads
-        ? 'needs the token (--token-for-reads)'
-        : 'is open on this loopback address';
-    process.stdout.write(
-      `Colony dashboard: ${base}/#token=${token.token}\n` +
-        `  (reading ${reading}; actions need the token, kept in ${token.path})\n`,
-    );
-    const supervisor =
-      values['no-auto-resume'] || autoResumeOff(process.env)
-        ? null
-        : startSupervision({ store, role: 'serve', env: process.env });
-    await stopRequested;
-    await supervisor?.stop();
-    await server.close();
-    return 0;
-  });
+  return withStore(
+    async (store) => {
+      // Listen for Ctrl-C / SIGTERM before anything is announced: a caller that reads the URL and
+      // stops the server at once must get a clean exit, not the default signal death.
+      const stopRequested = new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      const token = loadOrCreateToken(store.home);
+      if (!token.ok) throw new CliFailure(token.error);
+      const started = await startServer({
+        store,
+        token: token.token,
+        host,
+        port,
+        tokenForReads,
+        ...(maxStreams !== undefined ? { sse: { maxConnections: maxStreams } } : {}),
+      });
+      if (!started.ok) throw new CliFailure(started.error);
+      const { server } = started;
+      const browseHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+      const base = server.url.replace(host.includes(':') ? `[${host}]` : host, browseHost);
+      const reading = !isLoopbackHost(host)
+        ? 'needs the token: this host is not loopback'
+        : tokenForReads
+          ? 'needs the token (--token-for-reads)'
+          : 'is open on this loopback address';
+      process.stdout.write(
+        `Colony dashboard: ${base}/#token=${token.token}\n` +
+          `  (reading ${reading}; actions need the token, kept in ${token.path})\n`,
+      );
+      const supervisor =
+        values['no-auto-resume'] || autoResumeOff(process.env)
+          ? null
+          : startSupervision({ store, role: 'serve', env: process.env });
+      await stopRequested;
+      await supervisor?.stop();
+      await server.close();
+      return 0;
+      // A dashboard started before its (external) database answers waits for it, as a worker does.
+    },
+    { waitMs: DATABASE_WAIT_MS },
+  );
 }
