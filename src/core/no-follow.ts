@@ -140,3 +140,27 @@ export async function writeNoFollow(
     await folder?.close();
   }
 }
+
+/**
+ * Removes `rel` under `root` when it is older than `before` (ms since the epoch): the entry itself
+ * (a link is removed, never followed), no component on the way followed. Whether it was removed.
+ */
+export async function removeOlderNoFollow(root: string, rel: string, before: number): Promise<boolean> {
+  const parts = componentsOf(rel);
+  if (!parts) return false;
+  const name = parts[parts.length - 1] as string;
+  let folder: FileHandle | null = null;
+  try {
+    folder = await openFolder(root, parts.slice(0, -1), false);
+    const { lstat, unlink } = await import('node:fs/promises');
+    const entry = fdPath(folder, name);
+    const info = await lstat(entry);
+    if (info.isDirectory() || info.mtimeMs >= before) return false;
+    await unlink(entry);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await folder?.close();
+  }
+}

@@ -48,6 +48,7 @@ import { err, ok, type Result } from '../../lang/result.js';
 import { git, gitError, gitPipe } from '../git/git.js';
 import { isLooseObject, OBJECT_ID, readRefFiles } from '../git/loose-ref.js';
 import { isValidBranchName } from '../git/ref-name.js';
+import { removeStaleLocks } from '../git/stale-locks.js';
 import { HUB_EXCLUDES, HUB_MAIN } from '../hub/hub.js';
 import { readHubMain } from '../hub/main.js';
 import { hubRefCommit, updateRefs } from '../integration/hub-git.js';
@@ -119,6 +120,8 @@ export async function openAgentRepo(options: {
     if (!restored.ok) return err(`could not restore ${dotGit}: ${restored.error}`);
   }
   if (dotGitState || (await pointsAt(dotGit, repo.gitDir))) {
+    // Opened again by a new process (a resumed run, a restarted worker): locks of the dead one go.
+    await removeStaleLocks(repo.gitDir, [repo.branch, HUB_MAIN]);
     await writeColonyFiles(hub, repo);
     const head = await git(['rev-parse', 'HEAD'], { cwd: repo.checkout, env: repoEnv(repo) });
     if (head.ok) return ok({ head: head.stdout.trim(), created: false });

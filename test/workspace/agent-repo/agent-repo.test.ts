@@ -248,6 +248,36 @@ describe("an agent's own repository", () => {
     expect(committed).toMatchObject({ ok: true, status: 'committed', files: ['src/a.js'] });
   });
 
+  it("reopened by a new process, drops a dead process's git locks, keeps this process's, and follows no planted link", async () => {
+    const { dir, hub, base, repo, bash } = await setUp();
+    // What a kill -9 during `git add` leaves: index.lock and a branch ref lock, from before this process.
+    const past = new Date(Date.now() - 3_600_000 - performance.now());
+    const stale = [path.join(repo.gitDir, 'index.lock'), path.join(repo.gitDir, 'refs/heads/agent/ann.lock')];
+    for (const file of stale) {
+      writeFileSync(file, '');
+      utimesSync(file, past, past);
+    }
+    // The agent plants HEAD.lock as a link to a file of the host: removing it must not touch the file.
+    const hostFile = path.join(dir, 'host-secret.txt');
+    writeFileSync(hostFile, 'keep me\n');
+    await bash(`ln -s '${hostFile}' "$(git rev-parse --git-dir)/HEAD.lock"; echo planted`);
+    utimesSync(hostFile, past, past);
+    execFileSync('touch', ['-h', '-d', past.toISOString(), path.join(repo.gitDir, 'HEAD.lock')]);
+    const reopened = await openAgentRepo({ hubPath: hub, repo, startCommit: base });
+    expect(reopened).toMatchObject({ ok: true, value: { created: false } });
+    for (const file of stale) expect(existsSync(file)).toBe(false);
+    expect(existsSync(path.join(repo.gitDir, 'HEAD.lock'))).toBe(false);
+    expect(readFileSync(hostFile, 'utf8')).toBe('keep me\n');
+    write(repo.checkout, 'c.txt', 'after the crash\n');
+    expect(await commitAll(repo.checkout, 'work')).toMatchObject({ ok: true, status: 'committed' });
+
+    // A lock made while this process runs may be a live git's: it stays.
+    const live = path.join(repo.gitDir, 'index.lock');
+    writeFileSync(live, '');
+    await openAgentRepo({ hubPath: hub, repo, startCommit: base });
+    expect(existsSync(live)).toBe(true);
+  });
+
   it('after removal, reopening checks the published branch out again', async () => {
     const { hub, base, repo, bash } = await setUp();
     await bash('echo kept > k.txt && git add -A && git commit -q -m keep');

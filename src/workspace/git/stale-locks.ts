@@ -1,0 +1,27 @@
+/**
+ * Git's lock files left by a process that died holding them (kill -9 of a fleet worker or a run's
+ * owner during `git add`, a ref update): git refuses every later command on that file ("Unable to
+ * create '…/index.lock': File exists"), so an agent's merge_request failed for good after its worker
+ * restarted under its name (the soak, issue 30) and its work never landed.
+ *
+ * A repository Colony opens in a new process had no git of this process running in it: a lock older
+ * than this process is stale. Only the locks Colony's own git takes are removed, by fixed name in the
+ * git directory (which the agent can write: nothing is followed, a planted link is removed as a link).
+ */
+import { removeOlderNoFollow } from '../../core/no-follow.js';
+
+/** When this process started (ms since the epoch): locks older than that are not ours. */
+const PROCESS_START = Math.floor(performance.timeOrigin);
+
+/** Removes the stale locks of `gitDir` among its index, HEAD, packed refs and these branches' refs. */
+export async function removeStaleLocks(gitDir: string, branches: readonly string[]): Promise<string[]> {
+  const names = [
+    'index.lock',
+    'HEAD.lock',
+    'packed-refs.lock',
+    ...branches.map((branch) => `refs/heads/${branch}.lock`),
+  ];
+  const removed: string[] = [];
+  for (const name of names) if (await removeOlderNoFollow(gitDir, name, PROCESS_START)) removed.push(name);
+  return removed;
+}
