@@ -415,7 +415,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await Promise.race([ownerClosed, sleep(250)]);
         continue;
       }
-      await ownerClosed;
+      // The run's time limit holds here too: an owner that never ends (an agent stuck) must not stall the soak.
+      const left = runTimeoutMs - (Date.now() - started);
+      if (!(await Promise.race([ownerClosed.then(() => true), sleep(Math.max(0, left)).then(() => false)]))) {
+        await killGroup(owner);
+        status = 'timed out';
+        break;
+      }
       const summary = lastJson(owner.out());
       if (summary && typeof summary.status === 'string') {
         status = summary.status;

@@ -93,6 +93,16 @@ class WorkerState {
   }
 
   async runSession(input: SessionInput): Promise<SessionEnd> {
+    const end = await this.hostSession(input);
+    // A session that ends unstarted is the agent's outcome for good (DBOS keeps it): say why, here.
+    if (!end.started)
+      this.options.say?.(
+        `worker ${this.options.name}: ${sessionWorkflowId(input.runId, input.agent, input.task)} did not start: ${end.error}`,
+      );
+    return end;
+  }
+
+  private async hostSession(input: SessionInput): Promise<SessionEnd> {
     const { name } = this.options;
     const { runId, agent } = input;
     const run = await this.openRunWaitingForDatabase(runId);
