@@ -21,6 +21,8 @@ import {
 } from '../view/compact-view.js';
 import { viewAgents, viewEndMs } from '../view/run-view.js';
 import { approveFromOutside, rejectFromOutside } from '../workspace/integration/index.js';
+import { mergeDiffRoutes } from './api-merge-diff.js';
+import { taskRoutes } from './api-tasks.js';
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
 import { listRunItems } from './run-list.js';
 import type { RunTracker } from './run-tracker.js';
@@ -35,7 +37,7 @@ export interface ApiDeps {
   coordination: () => Promise<Coordination>;
 }
 
-type Handler = (
+export type Handler = (
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
@@ -43,8 +45,8 @@ type Handler = (
   deps: ApiDeps,
 ) => Promise<void> | void;
 
-interface Route {
-  method: 'GET' | 'POST';
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH';
   pattern: RegExp;
   handler: Handler;
 }
@@ -298,6 +300,8 @@ const routes: Route[] = [
       sendJson(res, 200, result);
     },
   },
+  ...taskRoutes,
+  ...mergeDiffRoutes,
 ];
 
 export type ApiMatch = { handler: Handler; params: string[]; mutating: boolean } | { status: 404 | 405 };
