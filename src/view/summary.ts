@@ -5,10 +5,10 @@
  */
 import type { ShownRunStatus, StoredEvent, UsageTotals } from '../core/events.js';
 import { plannedPath } from './critical-path.js';
-import { type FleetTransportView, fleetTransportView } from './fleet-transport.js';
 import { type AgentSetup, type RunMetrics, toRunMetrics, type UsageAccount } from './metrics.js';
 import { foldEvents, type RunState } from './run-state.js';
 import { viewAgents, viewTotals } from './run-view.js';
+import { type FleetTransportView, fleetTransportView } from './fleet-transport.js';
 import { type SandboxView, sandboxView } from './sandbox.js';
 
 /** Tokens and cost of one agent or role: uncached input, cached input and output apart. */
