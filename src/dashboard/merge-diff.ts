@@ -15,8 +15,8 @@ const MAX_COLOURED_LINES = 20_000;
 
 export interface MergeDiffPanel {
   el: HTMLElement;
-  /** Shows merge request `mr` (fetches its diff). */
-  open(mr: number): void;
+  /** Shows merge request `mr` (fetches its diff); `status`: its status in the run's view now. */
+  open(mr: number, status: string): void;
   /** The run's view changed: a shown request whose status moved is fetched again. */
   statusOf(mr: number, status: string): void;
 }
@@ -27,13 +27,17 @@ export function mergeDiff(runId: string): MergeDiffPanel {
     { id: 'mr-diff', class: 'mr-diff' },
     h('p', { class: 'muted' }, 'Choose Diff on a merge request above.'),
   );
-  /** The request shown, and its status in the run's view when it was fetched. */
+  /** The request shown, and its status in the run's view when it was last fetched. */
   let shown: { mr: number; status: string | null } | null = null;
 
-  async function open(mr: number): Promise<void> {
-    if (shown?.mr !== mr) shown = { mr, status: null };
-    clear(box, h('p', { class: 'muted' }, `Loading merge request ${mr}…`));
+  async function open(mr: number, status?: string): Promise<void> {
+    // A request shown already stays on screen until its new state arrives.
+    if (shown?.mr !== mr) {
+      shown = { mr, status: status ?? null };
+      clear(box, h('p', { class: 'muted' }, `Loading merge request ${mr}…`));
+    }
     const r = await getJson<MrDiff>(`/api/runs/${encodeURIComponent(runId)}/merges/${mr}/diff`);
+    if (shown?.mr !== mr) return;
     if (!r.ok) {
       clear(box, h('p', { class: 'error' }, `Merge request ${mr}: ${r.error}`));
       return;
@@ -135,12 +139,11 @@ export function mergeDiff(runId: string): MergeDiffPanel {
 
   return {
     el: box,
-    open: (mr) => void open(mr),
+    open: (mr, status) => void open(mr, status),
     statusOf(mr, status) {
       if (!shown || shown.mr !== mr || shown.status === status) return;
-      const first = shown.status === null;
       shown.status = status;
-      if (!first) void open(mr);
+      void open(mr);
     },
   };
 }

@@ -222,7 +222,7 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
               class: 'small-btn ghost',
               type: 'button',
               'data-diff': m.mr,
-              onclick: () => diffPanel.open(m.mr),
+              onclick: () => diffPanel.open(m.mr, m.status),
               title: 'its change and verify output',
             },
             'Diff',

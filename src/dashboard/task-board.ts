@@ -116,7 +116,7 @@ export function taskBoard(runId: string): TaskBoardPanel {
     summary.textContent =
       board.total === 0
         ? 'The board is empty. Tasks added here are what peers take with claim_next (first ready one first).'
-        : `${board.total} tasks: ${[...counts].map(([s, n]) => `${n} ${s}`).join(' · ')}. Peers take the first ready task in this order.`;
+        : `${board.total} task${board.total === 1 ? '' : 's'}: ${[...counts].map(([s, n]) => `${n} ${s}`).join(' · ')}. Peers take the first ready task in this order.`;
     if (board.tasks.length === 0) {
       clear(list);
       return;
