@@ -6,7 +6,8 @@
  * info/attributes, as if an agent had got to write them) would create marker files. The page shows
  * the change as literal text with the merge check's output, no script runs, no command runs (the
  * markers are never created — while the same diff without Colony's options does create one, so the
- * trap is live), and Approve in the diff view lands the request. Screenshot:
+ * trap is live), and Approve in the diff view lands the request. A second peer's request is rejected
+ * from its diff view with a reason (none: refused in the page). Screenshot:
  * $TMPDIR/colony-dashboard/merge-diff.png.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -31,6 +32,7 @@ const TOKEN = 'diff-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const EVIL =
   `<img src=x onerror="window.__pwned='img';document.title='pwned'">` +
   `<script>window.__pwned='script';document.title='pwned'</script>`;
+const REASON = 'a greeting is spelt hello, not helo';
 const traps = mkdtempSync(join(tmpdir(), 'colony-diff-trap-'));
 const MARKERS = ['textconv', 'command', 'external'].map((name) => join(traps, `ran-${name}`));
 let store: Store;
@@ -48,6 +50,12 @@ beforeAll(async () => {
     policy: async (req) => {
       const writes = callsSoFar(req).filter((c) => c.name === 'write').length;
       const last = callsSoFar(req).at(-1);
+      // peer-2: a plain change, which the person rejects from its diff view.
+      if (/Your peer ID is peer-2\./.test(req.system)) {
+        if (!last) return call('write', { path: 'web/typo.html', content: 'helo\n' });
+        if (last.name === 'write') return call('merge_request', { note: 'add the greeting' });
+        return { text: 'peer-2: submitted' };
+      }
       if (!last) return call('write', { path: 'web/evil.html', content: `${EVIL}\n` });
       if (last.name === 'write' && writes === 1)
         return call('write', { path: '.gitattributes', content: '* diff=evil\n' });
@@ -107,7 +115,7 @@ describe('a merge request diff in Chromium', () => {
       '--topology',
       'peers',
       '--agents',
-      '1',
+      '2',
       '--verify',
       'true',
       '--merge-verify',
@@ -119,11 +127,16 @@ describe('a merge request diff in Chromium', () => {
     child = run.child;
     const runId = await until(() => /"runId":"([^"]+)"/.exec(run.output())?.[1], 'the run id');
     const log = (): Promise<StoredEvent[]> => store.log.read(runId);
-    const parked = await until(
-      async () => (await log()).find((e) => e.kind === 'merge.awaiting_approval'),
-      'the merge request parked for approval',
-    );
+    // Both requests pass the merge check and wait for a person.
+    const parkedBoth = await until(async () => {
+      const parkedNow = (await log()).filter((e) => e.kind === 'merge.awaiting_approval');
+      return parkedNow.length === 2 ? parkedNow : null;
+    }, 'both merge requests parked for approval');
+    const parked = parkedBoth.find((e) => e.agent === 'peer-1');
+    const typo = parkedBoth.find((e) => e.agent === 'peer-2');
+    if (!parked || !typo) throw new Error('a parked request of each peer');
     const mr = Number((parked.data as { mr: number }).mr);
+    const typoMr = Number((typo.data as { mr: number }).mr);
     const ready = (await log()).find((e) => e.kind === 'workspace.ready');
     const hub = String((ready?.data as { hub?: string } | undefined)?.hub);
     await armTrap(hub);
@@ -171,7 +184,27 @@ describe('a merge request diff in Chromium', () => {
     mkdirSync(dir, { recursive: true });
     await page.screenshot({ path: join(dir, 'merge-diff.png'), fullPage: true });
 
-    // Approve from the diff view: the run lands it and ends.
+    // Reject peer-2's request from its diff view, with the reason its author reads.
+    await page.click(`[data-diff="${typoMr}"]`);
+    await page.waitForSelector(`#mr-diff:has-text("Merge request #${typoMr}")`);
+    expect(await page.textContent('#mr-patch')).toContain('+helo');
+    await page.click('#mr-reject');
+    // No reason: refused in the page, nothing logged.
+    await page.waitForSelector('#toast:has-text("say why")');
+    await page.fill('#mr-reason', REASON);
+    await page.click('#mr-reject');
+    const declined = await until(
+      async () =>
+        (await log()).find((e) => e.kind === 'merge.declined' && (e.data as { mr: number }).mr === typoMr),
+      'the rejection in the log',
+    );
+    expect(declined).toMatchObject({ agent: null, data: { by: 'user', reason: REASON } });
+    await page.waitForSelector('#mr-status:has-text("rejected")', { timeout: 30_000 });
+    expect(await page.textContent('#mr-verify-output')).toContain(REASON);
+
+    // Approve peer-1's from its diff view: the run lands it and ends.
+    await page.click(`[data-diff="${mr}"]`);
+    await page.waitForSelector(`#mr-diff:has-text("Merge request #${mr}")`);
     await page.click('#mr-approve');
     await until(
       async () =>
