@@ -21,6 +21,7 @@ export const unitFiles: readonly string[] = [
   'test/cli/event-line.test.ts',
   'test/cli/terminal-text.test.ts',
   'test/coord/scope.test.ts',
+  'test/coord/task-edit-input.test.ts',
   'test/core/duration.test.ts',
   'test/core/random.test.ts',
   'test/core/secrets.test.ts',
