@@ -22,6 +22,7 @@ export const unitFiles: readonly string[] = [
   'test/cli/terminal-text.test.ts',
   'test/coord/scope.test.ts',
   'test/coord/nearby-paths.test.ts',
+  'test/coord/task-edit-input.test.ts',
   'test/core/duration.test.ts',
   'test/core/random.test.ts',
   'test/core/secrets.test.ts',

@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js';
 import { BoardSignal } from './board-signal.js';
 import { ClaimService, DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS } from './claims.js';
 import { ContextService } from './context.js';
-import { NotifyListener } from './listener.js';
+import { BOARD_CHANNEL, NotifyListener } from './listener.js';
 import { MessageService } from './messages.js';
 import { TaskService } from './tasks.js';
 
@@ -46,6 +46,8 @@ export class Coordination {
     this.context = shared?.context ?? new ContextService(store.pool);
     this.messages = shared?.messages ?? new MessageService(store.pool, this.listener);
     this.board = shared?.board ?? new BoardSignal();
+    // A board changed by another process (a person on the dashboard) wakes this one's waiters too.
+    if (!shared) this.listener.onBoardChange(() => this.board.bump());
     this.claims = new ClaimService(store.pool, options);
     this.tasks = new TaskService(store.pool, this.claims.leaseMs);
   }
@@ -62,6 +64,16 @@ export class Coordination {
       (options.leaseMs ?? DEFAULT_LEASE_MS) === this.claims.leaseMs &&
       (options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS) === this.claims.heartbeatMs;
     return same ? this : new Coordination(this.store, options, this.shared ?? this);
+  }
+
+  /**
+   * The run's board changed here in a way other processes' `claim_next {wait}` callers should see at
+   * once (a person added or edited tasks): wakes this process's waiters and NOTIFYs the others (best
+   * effort: a missed notice only means they look at their next re-check, 5 s).
+   */
+  async boardChanged(runId: string): Promise<void> {
+    this.board.bump();
+    await this.store.pool.query('SELECT pg_notify($1, $2)', [BOARD_CHANNEL, runId]).catch(() => {});
   }
 
   /** Ends the LISTEN connection and wakes idle waiters (they resolve `closed`). A run's view closes nothing. */

@@ -14,6 +14,8 @@ import pg from 'pg';
 export const NOTIFY_CHANNEL = 'colony_coord';
 /** Rate-limit signals between the processes of one run (coord/rate-signal.ts), on the same connection. */
 export const RATE_CHANNEL = 'colony_rate';
+/** A run's task board changed in another process (a person's edit on the dashboard): payload = run id. */
+export const BOARD_CHANNEL = 'colony_board';
 
 /** The NOTIFY payload (kept small: the text stays in the table). */
 export interface MessageNotice {
@@ -47,6 +49,7 @@ export class NotifyListener {
   private readonly directFlags = new Map<string, boolean>();
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly rateHandlers = new Set<(payload: string) => void>();
+  private readonly boardHandlers = new Set<(runId: string) => void>();
   /** Notifications received (for tests and benchmarks). */
   notices = 0;
 
@@ -81,10 +84,12 @@ export class NotifyListener {
       if (n.channel === NOTIFY_CHANNEL && n.payload) this.onNotice(n.payload);
       else if (n.channel === RATE_CHANNEL && n.payload)
         for (const handle of this.rateHandlers) handle(n.payload);
+      else if (n.channel === BOARD_CHANNEL && n.payload)
+        for (const handle of this.boardHandlers) handle(n.payload);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${RATE_CHANNEL}`);
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${RATE_CHANNEL}; LISTEN ${BOARD_CHANNEL}`);
     } catch {
       await client.end().catch(() => {});
       this.scheduleRetry();
@@ -177,6 +182,12 @@ export class NotifyListener {
   onRateSignal(handle: (payload: string) => void): () => void {
     this.rateHandlers.add(handle);
     return () => this.rateHandlers.delete(handle);
+  }
+
+  /** Calls `handle` with the run id of each board change another process announced; returns the unsubscribe. */
+  onBoardChange(handle: (runId: string) => void): () => void {
+    this.boardHandlers.add(handle);
+    return () => this.boardHandlers.delete(handle);
   }
 
   private wakeAll(): void {

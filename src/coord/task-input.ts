@@ -111,3 +111,65 @@ function predecessorRef(ref: number | string): Result<number | string> {
   const scope = parseScope(text);
   return { ok: true, value: scope.ok ? scope.value.text : text };
 }
+
+/** A person's edit of one open task (the dashboard); at least one field. */
+export interface TaskEdit {
+  title?: string;
+  /** Empty or null clears it. */
+  detail?: string | null;
+  /** Empty or null: back to `task:<id>`. */
+  scope?: string | null;
+  /** Place it right before / after this task on the board (one of the two). */
+  before?: number;
+  after?: number;
+}
+
+/** What the SQL function coord_task_edit takes (keys present only for what changes). */
+export interface TaskEditRow {
+  title?: string;
+  detail?: string | null;
+  scope?: string | null;
+  kind?: 'path' | 'task' | null;
+  scopeKey?: string | null;
+  before?: number;
+  after?: number;
+}
+
+/** Checks an edit with the rules of tasks_add (title, detail, scope), and the place it names. */
+export function validateTaskEdit(edit: TaskEdit): Result<TaskEditRow> {
+  const row: TaskEditRow = {};
+  if (edit.title !== undefined) {
+    const title = edit.title.trim();
+    const chars = [...title].length;
+    if (chars === 0) return { ok: false, error: 'title is empty: say what the task is' };
+    if (chars > MAX_TITLE_CHARS)
+      return { ok: false, error: `title is ${chars} characters; the limit is ${MAX_TITLE_CHARS}` };
+    row.title = title;
+  }
+  if (edit.detail !== undefined) {
+    const detail = edit.detail?.trim() || null;
+    if (detail !== null && detail.length > MAX_DETAIL_CHARS)
+      return { ok: false, error: `detail is ${detail.length} characters; the limit is ${MAX_DETAIL_CHARS}` };
+    row.detail = detail;
+  }
+  if (edit.scope !== undefined) {
+    const text = edit.scope?.trim() ?? '';
+    if (text === '') Object.assign(row, { scope: null, kind: null, scopeKey: null });
+    else {
+      const parsed = parseScope(text);
+      if (!parsed.ok) return parsed;
+      Object.assign(row, { scope: parsed.value.text, kind: parsed.value.kind, scopeKey: parsed.value.key });
+    }
+  }
+  if (edit.before !== undefined && edit.after !== undefined)
+    return { ok: false, error: 'give "before" or "after", not both' };
+  for (const place of ['before', 'after'] as const) {
+    const id = edit[place];
+    if (id === undefined) continue;
+    if (!Number.isSafeInteger(id) || id < 1) return { ok: false, error: `${place}: ${id} is not a task id` };
+    row[place] = id;
+  }
+  if (Object.keys(row).length === 0)
+    return { ok: false, error: 'nothing to change: give title, detail, scope, before or after' };
+  return { ok: true, value: row };
+}

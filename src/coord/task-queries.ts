@@ -91,7 +91,7 @@ export interface FreeTask extends BoardTask {
 
 export const MAX_FREE_SCAN = 500;
 
-/** Ready tasks nobody holds (for any agent), lowest id first: one query serves a batch of conflicts. */
+/** Ready tasks nobody holds (for any agent), in board order: one query serves a batch of conflicts. */
 export async function freeTasks(pool: pg.Pool, runId: string, limit = MAX_FREE_SCAN): Promise<FreeTask[]> {
   const res = await pool.query<{
     id: string;
@@ -107,7 +107,7 @@ export async function freeTasks(pool: pg.Pool, runId: string, limit = MAX_FREE_S
      FROM colony.tasks x
      WHERE x.run_id = $1 AND x.status = 'open' AND x.claim_id IS NULL AND x.blocked_by = 0
        AND colony.coord_scope_free($1, x.scope_kind, x.scope_key)
-     ORDER BY x.id LIMIT $2`,
+     ORDER BY x.rank, x.id LIMIT $2`,
     [runId, limit],
   );
   return res.rows.map((r) => ({
@@ -120,15 +120,16 @@ export async function freeTasks(pool: pg.Pool, runId: string, limit = MAX_FREE_S
 
 /**
  * Up to `n` of the free tasks for one agent (not those it released unfinished), those sharing the
- * longest ancestor folder with `near` first, then by id — as colony.coord_tasks_ready orders them.
+ * longest ancestor folder with `near` first, then in board order (`tasks` come in it, from freeTasks)
+ * — as colony.coord_tasks_ready orders them.
  */
 export function nearestTasks(tasks: readonly FreeTask[], agent: string, near: Scope, n: number): BoardTask[] {
   const shared = (task: FreeTask) =>
     near.kind === 'path' && task.scopeKind === 'path' ? sharedPrefix(task.scopeKey, near.key) : 0;
   return tasks
     .filter((t) => !t.failedBy.includes(agent))
-    .map((t) => ({ t, score: shared(t) }))
-    .sort((a, b) => b.score - a.score || a.t.id - b.t.id)
+    .map((t, order) => ({ t, score: shared(t), order }))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, n)
     .map(({ t }) => ({ id: t.id, title: t.title, detail: t.detail, scope: t.scope, after: t.after }));
 }

@@ -1,6 +1,6 @@
 /**
  * The task board: tasks with predecessors on top of claims (docs/coordination.md § Task board).
- * `claimNext` grants the lowest-id ready task through coord_claim, inside the run's claims lock, so
+ * `claimNext` grants the first ready task in board order (rank, then id) through coord_claim, inside the run's claims lock, so
  * a task is granted to exactly one agent; calls of one run are group-committed like claims (one
  * statement, one transaction, coord_claim_next once per caller, in order). A task is done when the
  * claim on its scope is released with a done outcome (outcome.ts); otherwise it stays open.
@@ -8,7 +8,8 @@
 import type pg from 'pg';
 import { KeyedGroupCommit } from '../store/group-commit.js';
 import { errorText } from './sql.js';
-import { type TaskInput, validateTasks } from './task-input.js';
+import { type BoardRow, readBoard } from './task-board.js';
+import { type TaskEdit, type TaskInput, validateTaskEdit, validateTasks } from './task-input.js';
 import { type BoardTask, readyTasks, type TaskCounts, taskCounts } from './task-queries.js';
 import type { Result } from './types.js';
 
@@ -23,6 +24,16 @@ export interface AddedTask {
   title: string;
   /** True when a task with this key already existed (it was not added again). */
   existing: boolean;
+}
+
+/**
+ * An edit's outcome: `ok` (changed, logged), `unchanged` (it already was so), or refused — `not_found`,
+ * `closed` (done or dropped), `held` (title, detail or scope of a task someone holds), `bad` (a place
+ * next to a task that does not exist, or itself) — with the message saying why.
+ */
+export interface TaskEditOutcome {
+  outcome: 'ok' | 'unchanged' | 'not_found' | 'closed' | 'held' | 'bad';
+  message: string;
 }
 
 export type ClaimNextOutcome =
@@ -58,14 +69,22 @@ export class TaskService {
     this.next = new KeyedGroupCommit((runId, items) => claimNextBatch(pool, runId, items));
   }
 
-  /** Adds tasks in order; a key that exists is reported as existing. All or nothing otherwise. */
-  async add(runId: string, agent: string, tasks: readonly TaskInput[]): Promise<Result<AddedTask[]>> {
+  /**
+   * Adds tasks in order; a key that exists is reported as existing. All or nothing otherwise.
+   * `adder`: an agent's name, or `{person}` (the dashboard's `user`): its task.added has no agent.
+   */
+  async add(
+    runId: string,
+    adder: string | { person: string },
+    tasks: readonly TaskInput[],
+  ): Promise<Result<AddedTask[]>> {
     const rows = validateTasks(tasks);
     if (!rows.ok) return rows;
+    const [agent, by] = typeof adder === 'string' ? [adder, null] : [null, adder.person];
     try {
       const res = await this.pool.query<{ i: number; id: string; existing: boolean }>(
-        'SELECT i, id, existing FROM colony.coord_tasks_add($1, $2, $3::jsonb) ORDER BY i',
-        [runId, agent, JSON.stringify(rows.value)],
+        'SELECT i, id, existing FROM colony.coord_tasks_add($1, $2, $3::jsonb, $4) ORDER BY i',
+        [runId, agent, JSON.stringify(rows.value), by],
       );
       return {
         ok: true,
@@ -87,7 +106,36 @@ export class TaskService {
     }
   }
 
-  /** Ready tasks for this agent (lowest id first) and the board's counts. */
+  /**
+   * A person (`by`) edits an open task: title, detail, scope (not while someone holds it) or its
+   * place on the board (held or not). A done task cannot change. Logged as task.edited (no agent).
+   */
+  async edit(runId: string, id: number, by: string, edit: TaskEdit): Promise<Result<TaskEditOutcome>> {
+    const row = validateTaskEdit(edit);
+    if (!row.ok) return { ok: false, error: row.error };
+    try {
+      const res = await this.pool.query<{ outcome: TaskEditOutcome['outcome']; message: string }>(
+        'SELECT outcome, message FROM colony.coord_task_edit($1, $2, $3, $4::jsonb)',
+        [runId, id, by, JSON.stringify(row.value)],
+      );
+      const first = res.rows[0];
+      if (!first) return { ok: false, error: `tasks: no answer editing task ${id}` };
+      return { ok: true, value: first };
+    } catch (err) {
+      return { ok: false, error: `tasks: ${errorText(err)}` };
+    }
+  }
+
+  /** Every task of the run in board order, with its state (a snapshot), and how many there are. */
+  async board(runId: string, limit?: number): Promise<Result<{ tasks: BoardRow[]; total: number }>> {
+    try {
+      return { ok: true, value: await readBoard(this.pool, runId, limit) };
+    } catch (err) {
+      return { ok: false, error: `tasks: ${errorText(err)}` };
+    }
+  }
+
+  /** Ready tasks for this agent (board order) and the board's counts. */
   async ready(
     runId: string,
     agent: string,

@@ -181,6 +181,23 @@ export interface EventPayloads {
     scope: string;
     after: number[];
     hasDetail: boolean;
+    /** Added by a person (the dashboard: `user`), not an agent: the event then has no agent. */
+    by?: string;
+  };
+  /**
+   * A person (`by`; the dashboard: `user`) edited an open task: `changed` lists what (`title`,
+   * `detail`, `scope`, `order`); the task's title, scope and hasDetail after the edit; a move says
+   * which task it now comes `before` or `after` on the board. No agent.
+   */
+  'task.edited': {
+    id: number;
+    by: string;
+    changed: Array<'title' | 'detail' | 'scope' | 'order'>;
+    title: string;
+    scope: string;
+    hasDetail: boolean;
+    before?: number;
+    after?: number;
   };
   /** claim_next granted the task's scope (the claim.granted event precedes it). */
   'task.claimed': { id: number; scope: string; claimId: number };
@@ -198,14 +215,23 @@ export interface EventPayloads {
   // Integration queue — see docs/integration.md.
   'merge.requested': { mr: number; branch: string; commit: string; note: string };
   /** `files`: the paths the landed commit changed (absent in logs from before 2026-12-04). */
-  'merge.landed': { mr: number; commit: string; mainBefore: string; batch: number[]; files?: string[] };
+  /** `verify`: the verify summary it landed with (absent in logs from before 2026-12-07). */
+  'merge.landed': {
+    mr: number;
+    commit: string;
+    mainBefore: string;
+    batch: number[];
+    files?: string[];
+    verify?: string;
+  };
   'merge.rejected': {
     mr: number;
     reason: 'conflict' | 'verify_failed' | 'nothing_to_merge' | 'error' | 'review_rejected';
     files: string[];
     output: string;
   };
-  'merge.awaiting_approval': { mr: number; commit: string };
+  /** `commit`: the candidate (one commit on main); `verify`: the summary it passed with (absent before 2026-12-07). */
+  'merge.awaiting_approval': { mr: number; commit: string; verify?: string };
   'merge.approved': { mr: number; by: string };
   /** A reviewer outside the queue's process (`colony reject`, the dashboard) turned a request down. */
   'merge.declined': { mr: number; by: string; reason: string };

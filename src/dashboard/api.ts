@@ -42,6 +42,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<Ap
 
 export const getJson = <T>(path: string) => call<T>('GET', path);
 export const postJson = <T>(path: string, body: unknown = {}) => call<T>('POST', path, body);
+export const patchJson = <T>(path: string, body: unknown) => call<T>('PATCH', path, body);
 
 /**
  * EventSource cannot send headers: the token goes in the query (accepted for reads only). Also on

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * A run, live: summary, agents (virtualised), Gantt timeline (canvas), tokens and cost, integration
- * queue (Approve / Reject for a request waiting for approval), shared-context feed filterable by kind,
+ * queue (Approve / Reject for a request waiting for approval; Diff opens a request's change,
+ * merge-diff.ts), the task board (task-board.ts), shared-context feed filterable by kind,
  * messages with a send form, limits, claims, and the stop action. The server sends a compact view;
  * SSE says when the log grew and the view is refetched (throttled), so a 100k-event run never streams
  * its whole log to the browser.
@@ -21,6 +22,8 @@ import { AGENT_STATES } from '../view/types.js';
 import { getJson, postJson, streamUrl, token } from './api.js';
 import { renderUsageCharts, toChartInput } from './charts.js';
 import { clear, clock, count, h, ms, toast, usd } from './dom.js';
+import { mergeDiff } from './merge-diff.js';
+import { taskBoard } from './task-board.js';
 import { timelineChart } from './timeline.js';
 import { virtualList } from './virtual-list.js';
 
@@ -85,6 +88,8 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
   const timelineNote = h('div', { class: 'muted small' });
   const charts = h('div', { class: 'charts' });
   const mergesBox = h('div', {});
+  const diffPanel = mergeDiff(runId);
+  const board = taskBoard(runId);
   const limitsBox = h('div', { class: 'limits' });
   const claimsBox = h('div', {});
   const chips = h('div', { class: 'chips' });
@@ -177,6 +182,8 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
       panel('Timeline', timeline.el, timelineNote),
     ),
     h('div', { class: 'grid2' }, panel('Tokens and cost', charts), panel('Integration queue', mergesBox)),
+    panel('Merge request', diffPanel.el),
+    panel('Task board', board.el),
     h(
       'div',
       { class: 'grid2' },
@@ -214,6 +221,17 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
         h(
           'td',
           {},
+          h(
+            'button',
+            {
+              class: 'small-btn ghost',
+              type: 'button',
+              'data-diff': m.mr,
+              onclick: () => diffPanel.open(m.mr, m.status),
+              title: 'its change and verify output',
+            },
+            'Diff',
+          ),
           ...(m.status === 'awaiting_approval'
             ? [
                 h(
@@ -367,6 +385,8 @@ export function runPage(root: HTMLElement, runId: string, setLive: (on: boolean)
     timelineNote.title = GLOSSARY.criticalSteps;
     void renderUsageCharts(charts, toChartInput(v.series, v.timeline.startMs, v.timeline.endMs, v.costUsd));
     renderMerges(v.merges);
+    for (const m of v.merges) diffPanel.statusOf(m.mr, m.status);
+    board.refresh(v.lastSeq);
     renderContext();
     messageList.update([...v.messages].reverse());
     const current = toSelect.value;

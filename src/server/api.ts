@@ -22,6 +22,8 @@ import {
 } from '../view/compact-view.js';
 import { viewAgents, viewEndMs } from '../view/run-view.js';
 import { approveFromOutside, rejectFromOutside } from '../workspace/integration/index.js';
+import { mergeDiffRoutes } from './api-merge-diff.js';
+import { taskRoutes } from './api-tasks.js';
 import { intParam, readJsonBody, sendError, sendJson } from './http-util.js';
 import type { NeedsYou } from './needs-you.js';
 import { listRunItems } from './run-list.js';
@@ -44,7 +46,7 @@ export interface ApiDeps {
   env: NodeJS.ProcessEnv;
 }
 
-type Handler = (
+export type Handler = (
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
@@ -52,8 +54,8 @@ type Handler = (
   deps: ApiDeps,
 ) => Promise<void> | void;
 
-interface Route {
-  method: 'GET' | 'POST';
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH';
   pattern: RegExp;
   handler: Handler;
 }
@@ -341,6 +343,8 @@ const routes: Route[] = [
       sendJson(res, 200, result);
     },
   },
+  ...taskRoutes,
+  ...mergeDiffRoutes,
 ];
 
 export type ApiMatch = { handler: Handler; params: string[]; mutating: boolean } | { status: 404 | 405 };

@@ -8,6 +8,7 @@ import { migration005 } from './migrations/005-task-board.js';
 import { migration006 } from './migrations/006-fleet.js';
 import { migration007 } from './migrations/007-event-agent-index.js';
 import { migration008 } from './migrations/008-watch-issues.js';
+import { migration009 } from './migrations/009-task-board-edits.js';
 import { migration010 } from './migrations/010-claims-scope-index.js';
 
 export type { Migration } from './migration-types.js';
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006,
   migration007,
   migration008,
+  migration009,
   migration010,
 ];
 

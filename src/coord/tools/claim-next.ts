@@ -38,7 +38,7 @@ export function createClaimNextTool(
   return defineTool({
     name: 'claim_next',
     description:
-      'Take the next ready task from the task board: the lowest-id task whose predecessors are done and ' +
+      'Take the next ready task from the task board: the first task in board order whose predecessors are done and ' +
       'whose scope nobody holds. Atomic: no two agents get the same task. You then hold a claim on its ' +
       'scope; release it with an outcome starting with "done" (or "landed") when it landed, or with the ' +
       'reason otherwise (the task goes back on the board). You may take the next task while a merge ' +

@@ -22,7 +22,7 @@ export function createTasksReadyTool(coord: Coordination, runId: string, agent: 
   return defineTool({
     name: 'tasks_ready',
     description:
-      'Show the task board: tasks ready for you (predecessors done, nobody holds them), lowest id first, ' +
+      'Show the task board: tasks ready for you (predecessors done, nobody holds them), in board order, ' +
       'and how many are blocked, claimed by others and done. Take one with claim_next.',
     schema,
     mutates: false,

@@ -37,9 +37,12 @@ export async function diff(
   from: string,
   to: string,
 ): Promise<{ ok: true; text: string } | { ok: false; error: string }> {
-  const result = await git(['diff', '--no-color', '--no-ext-diff', '--end-of-options', from, to], {
-    cwd: path.resolve(repo),
-  });
+  const result = await git(
+    ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to],
+    {
+      cwd: path.resolve(repo),
+    },
+  );
   if (!result.ok) return { ok: false, error: `git diff ${from} ${to} failed: ${gitError(result)}` };
   return { ok: true, text: result.stdout };
 }

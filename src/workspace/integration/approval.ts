@@ -103,7 +103,7 @@ export class ApprovalGate {
       runId: this.options.runId,
       agent: request.agent,
       kind: 'merge.awaiting_approval',
-      data: { mr: request.mr, commit },
+      data: { mr: request.mr, commit, verify },
     });
     this.update();
     this.options.onAwaitingApproval?.({

@@ -99,7 +99,13 @@ export async function changeSince(
 ): Promise<{ files: string[]; patch: string }> {
   const range = `${main}...${commit}`;
   const names = await git(['diff', '--name-only', '--no-renames', '-z', range], { cwd: hub });
-  const patch = await git(['diff', '--stat', '--patch', '--no-color', range], { cwd: hub });
+  // An agent's commit: no diff driver, external diff or textconv of any config or attributes runs.
+  const patch = await git(
+    ['diff', '--stat', '--patch', '--no-color', '--no-ext-diff', '--no-textconv', range],
+    {
+      cwd: hub,
+    },
+  );
   const text = patch.ok ? patch.stdout : `(no diff: ${gitError(patch)})`;
   return {
     files: names.ok ? names.stdout.split('\0').filter((name) => name !== '') : [],

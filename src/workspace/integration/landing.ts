@@ -66,7 +66,7 @@ export class Landing {
           runId: this.options.runId,
           agent: request.agent,
           kind: 'merge.landed',
-          data: { mr: request.mr, commit, mainBefore, batch, files: filesOf[i] ?? [] },
+          data: { mr: request.mr, commit, mainBefore, batch, files: filesOf[i] ?? [], verify: verifySummary },
         }),
       ),
     );
