@@ -2,7 +2,7 @@
  * `POST /api/runs`: a run started from the dashboard. The body is checked by the library's one spec
  * builder (runner/build-spec.ts, as `colony run` checks its flags), so a bad repository or model is
  * refused with the builder's words and nothing starts. A good one is started as `colony run --run-id
- * ID …`, detached in its own process group (src/watch/run-process.ts, as `colony watch` starts its
+ * ID …`, detached in its own process group (src/runner/run-process.ts, as `colony watch` starts its
  * runs), its output in $COLONY_HOME/serve/<id>.log; the answer waits until the run is recorded, or
  * until that process has ended without recording it (then its last lines are the error).
  * The server token is never in the run's environment.
@@ -12,7 +12,7 @@ import { newRunId } from '../core/ids.js';
 import { buildRunSpec, type SpecOptions } from '../runner/index.js';
 import type { SandboxMode } from '../sandbox/index.js';
 import type { Store } from '../store/index.js';
-import { startRunProcess } from '../watch/run-process.js';
+import { startRunProcess } from '../runner/run-process.js';
 
 /** The topologies the form offers (`planned` is orchestrated with a lead that writes programs). */
 export const FORM_TOPOLOGIES = ['solo', 'peers', 'orchestrated', 'planned'] as const;

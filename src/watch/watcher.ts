@@ -16,7 +16,7 @@ import type { Store } from '../store/index.js';
 import { type Backoff, backoff, forgeErrorHint, forgeStatus } from './backoff.js';
 import { type CommentKind, finishedComment, marker, type RunOutcome, startedComment } from './comments.js';
 import { goalOf } from './goal.js';
-import { type RunProcess, startRunProcess } from './run-process.js';
+import { type RunProcess, startRunProcess } from '../runner/run-process.js';
 import { type RunProgress, runProgress } from './run-progress.js';
 import { type TakenIssue, type WatchedRepo, type WatchTable, watchTable } from './watch-table.js';
 

@@ -21,9 +21,11 @@ const LAYERS: string[][] = [
   ['topology'],
   // runner: the front door of a new run (one spec builder for the library and the CLI).
   ['runner'],
+  // notify: what needs a person, found in a run's log (the server's "needs you" list reads it too).
+  ['notify'],
   // forge: publishing a finished run (push + pull request) reads the log, the view and the git runner.
-  // notify: notifications to a person (webhook, desktop) follow the run's log; the CLI starts them.
-  ['report', 'server', 'worker', 'forge', 'notify', 'supervise'],
+  // notify (the layer below): notifications to a person (webhook, desktop) follow the run's log.
+  ['report', 'server', 'worker', 'forge', 'supervise'],
   // watch: labelled issues become runs and pull requests; it publishes through forge/.
   // attempts: `colony run --attempts N` starts N runs, judges and ranks them, publishes the winner.
   ['dashboard', 'eval', 'watch', 'attempts'],

@@ -31,7 +31,7 @@ describe('migrations', () => {
     );
     try {
       const reports = await Promise.all(clients.map((c) => runMigrations(c, { appRole: true })));
-      expect(reports.flatMap((r) => r.applied).sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(reports.flatMap((r) => r.applied).sort((a, b) => a - b)).toEqual(MIGRATIONS.map((m) => m.version));
       expect(reports.every((r) => r.version === SCHEMA_VERSION)).toBe(true);
       const again = await runMigrations(clients[0]!, { appRole: true });
       expect(again).toEqual({ applied: [], version: SCHEMA_VERSION });
