@@ -8,8 +8,9 @@
  * - `claims` (free-form claims): gather (`sync` main in, `grep` what is still broken, `context_read`
  *   for the claims held now: its "Open claims now" line), claim one file picked at random among those
  *   still broken and not held, fix it, merge_request, and gather again. Two peers picking the same
- *   file before seeing each other's claim is a claim conflict; the loser takes one of the unclaimed
- *   paths the conflict suggests that its last look found broken, else picks again.
+ *   file before seeing each other's claim is a claim conflict; the loser takes one of the free paths
+ *   the conflict suggests that its last look found broken, else picks again. A grant that says a
+ *   PATCH already covers the file (fixed since the peer's last look) is released, and it looks again.
  * - `board` (the task board): `claim_next`; on an empty board one peer claims `task:plan`, lists the
  *   broken files and adds one task per file (the others wait on `claim_next`); then claim_next, fix,
  *   merge_request, claim_next… A task is handed out once: no conflicts on files.
@@ -110,7 +111,9 @@ export function peersBenchPolicy(mode: PeersBenchMode = 'claims'): ScriptedPolic
       const file =
         /Scope: (files\/f\d+\.txt)\./.exec(result)?.[1] ??
         (JSON.parse(calls[granted]?.arguments ?? '{}') as { scope?: string }).scope;
-      if (file) return call('write', { path: file, content: `fixed ${file}\n` });
+      // Not the grant this release just let go of (already landed: claims mode looks again).
+      const releasedNow = (JSON.parse(last.arguments) as { scope?: string }).scope;
+      if (file && file !== releasedNow) return call('write', { path: file, content: `fixed ${file}\n` });
     }
     // Nothing left to take: wait for this peer's own requests, then answer.
     const finish = (why: string): ScriptedTurn => {
@@ -227,6 +230,9 @@ function claimsTurn(
         const file = fresh[Math.floor(random() * fresh.length)] as string;
         return call('claim', { scope: file, summary: `fix ${file}` });
       }
+      // Granted, but a PATCH covers it: its fix landed after this peer's last look. Let go, look again.
+      if (/Note: a PATCH entry already covers/.test(lastResult))
+        return call('release', { scope: mine, outcome: 'already landed' });
       return call('write', { path: mine, content: `fixed ${mine}\n` });
     case 'write':
       return call('merge_request', { note: `fix ${mine}` });

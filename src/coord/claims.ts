@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import { KeyedGroupCommit } from '../store/group-commit.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
-import { nearestUnclaimedPaths } from './nearby-paths.js';
+import { coveredBy, nearestFreePaths } from './nearby-paths.js';
 import { parseScope, type Scope } from './scope.js';
 import { errorText, isoText } from './sql.js';
 import { type BoardTask, type FreeTask, freeTasks, nearestTasks } from './task-queries.js';
@@ -39,6 +39,11 @@ export interface ClaimGranted {
   existing: boolean;
   /** The CLAIM entry posted to the shared context (null when `existing`). */
   entryId: number | null;
+  /**
+   * A PATCH entry already covers this path: work there landed, so it may be done (free-form hint,
+   * runs that gave their paths; false otherwise).
+   */
+  alreadyPatched: boolean;
 }
 
 export interface ClaimConflict {
@@ -51,8 +56,9 @@ export interface ClaimConflict {
   /** Up to 5 ready board tasks nobody holds, nearest to the requested scope first ([] without a board). */
   nearby: BoardTask[];
   /**
-   * Without free board tasks: up to 5 paths of the run's base tree nearest the requested path that no
-   * claim of the run has touched (nearby-paths.ts); [] for a task scope or a run that gave no paths.
+   * Without free board tasks: up to 5 paths of the run's base tree nearest the requested path that
+   * nobody holds and no PATCH entry covers (nearby-paths.ts); [] for a task scope or a run that gave
+   * no paths.
    */
   nearbyPaths: string[];
 }
@@ -109,7 +115,7 @@ export class ClaimService {
   private readonly claims: KeyedGroupCommit<ClaimRequest, ClaimRow>;
   private readonly releases: KeyedGroupCommit<ReleaseRequest, { claimId: number; scope: string }[]>;
   private readonly free: KeyedGroupCommit<null, FreeTask[]>;
-  private readonly claimedKeys: KeyedGroupCommit<null, Set<string>>;
+  private readonly takenKeys: KeyedGroupCommit<null, TakenPaths>;
   private readonly pathSources = new Map<string, PathSource>();
 
   constructor(
@@ -124,8 +130,8 @@ export class ClaimService {
       const tasks = await freeTasks(pool, runId);
       return items.map(() => tasks);
     });
-    this.claimedKeys = new KeyedGroupCommit(async (runId, items) => {
-      const keys = await claimedPathKeys(pool, runId);
+    this.takenKeys = new KeyedGroupCommit(async (runId, items) => {
+      const keys = await takenPathKeys(pool, runId);
       return items.map(() => keys);
     });
   }
@@ -177,14 +183,18 @@ export class ClaimService {
           summary: row.summary ?? '',
           heldMs: Number(row.held_ms ?? 0),
           nearby,
-          nearbyPaths: nearby.length > 0 ? [] : await this.unclaimedNear(input.runId, scope),
+          nearbyPaths: nearby.length > 0 ? [] : await this.freePathsNear(input.runId, scope),
         };
         return { ok: true, value: conflict };
       }
       const entryId = row.entry_id === null ? null : Number(row.entry_id);
+      const existing = row.status === 'existing';
       return {
         ok: true,
-        value: granted(claimId, row.scope, this.leaseMs, row.status === 'existing', entryId),
+        value: {
+          ...granted(claimId, row.scope, this.leaseMs, existing, entryId),
+          alreadyPatched: !existing && (await this.patched(input.runId, scope)),
+        },
       };
     } catch (err) {
       return { ok: false, error: `claims: ${errorText(err)}` };
@@ -331,15 +341,25 @@ export class ClaimService {
     return { beat, stop: () => clearInterval(timer) };
   }
 
-  /** Paths near `scope` nobody has claimed (nearby-paths.ts); [] when unknown or on any failure. */
-  private async unclaimedNear(runId: string, scope: Scope): Promise<string[]> {
+  /** Paths near `scope` nobody holds or has patched (nearby-paths.ts); [] when unknown or on any failure. */
+  private async freePathsNear(runId: string, scope: Scope): Promise<string[]> {
     const source = this.pathSources.get(runId);
     if (!source || scope.kind !== 'path') return [];
     try {
-      const [paths, claimed] = await Promise.all([source(), this.claimedKeys.add(runId, null)]);
-      return nearestUnclaimedPaths(paths, claimed, scope, MAX_NEARBY);
+      const [paths, taken] = await Promise.all([source(), this.takenKeys.add(runId, null)]);
+      return nearestFreePaths(paths, new Set([...taken.held, ...taken.patched]), scope, MAX_NEARBY);
     } catch {
       return [];
+    }
+  }
+
+  /** Whether a PATCH entry covers this path (only in runs that gave their paths: free-form hints). */
+  private async patched(runId: string, scope: Scope): Promise<boolean> {
+    if (scope.kind !== 'path' || !this.pathSources.has(runId)) return false;
+    try {
+      return coveredBy(scope.key, (await this.takenKeys.add(runId, null)).patched);
+    } catch {
+      return false;
     }
   }
 
@@ -364,13 +384,30 @@ export class ClaimService {
   }
 }
 
-/** Every path scope key the run's claims ever had (held or ended). */
-async function claimedPathKeys(pool: pg.Pool, runId: string): Promise<Set<string>> {
-  const res = await pool.query<{ scope_key: string }>(
-    `SELECT DISTINCT scope_key FROM colony.claims WHERE run_id = $1 AND scope_kind = 'path'`,
+/** Path keys that are not free work: held now, and covered by a PATCH entry (work that landed). */
+interface TakenPaths {
+  held: Set<string>;
+  patched: Set<string>;
+}
+
+/** One query: the live-claims index, and the run's PATCH entries (integration posts one per landing). */
+async function takenPathKeys(pool: pg.Pool, runId: string): Promise<TakenPaths> {
+  const res = await pool.query<{ key: string | null; path: string | null }>(
+    `SELECT scope_key AS key, NULL AS path FROM colony.claims
+       WHERE run_id = $1 AND ended_at IS NULL AND scope_kind = 'path'
+     UNION ALL
+     SELECT NULL, unnest(scope) FROM colony.context_entries WHERE run_id = $1 AND kind = 'PATCH'`,
     [runId],
   );
-  return new Set(res.rows.map((r) => r.scope_key));
+  const taken: TakenPaths = { held: new Set(), patched: new Set() };
+  for (const row of res.rows) {
+    if (row.key !== null) taken.held.add(row.key);
+    else if (row.path !== null) {
+      const parsed = parseScope(row.path);
+      if (parsed.ok && parsed.value.kind === 'path') taken.patched.add(parsed.value.key);
+    }
+  }
+  return taken;
 }
 
 function granted(
@@ -380,7 +417,7 @@ function granted(
   existing: boolean,
   entryId: number | null,
 ): ClaimGranted {
-  return { status: 'granted', claimId, scope, leaseMs, existing, entryId };
+  return { status: 'granted', claimId, scope, leaseMs, existing, entryId, alreadyPatched: false };
 }
 
 interface ClaimRequest {

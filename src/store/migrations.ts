@@ -9,7 +9,6 @@ import { migration006 } from './migrations/006-fleet.js';
 import { migration007 } from './migrations/007-event-agent-index.js';
 import { migration008 } from './migrations/008-watch-issues.js';
 import { migration009 } from './migrations/009-task-board-edits.js';
-import { migration010 } from './migrations/010-claims-scope-index.js';
 
 export type { Migration } from './migration-types.js';
 
@@ -24,7 +23,6 @@ export const MIGRATIONS: readonly Migration[] = [
   migration007,
   migration008,
   migration009,
-  migration010,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -225,7 +225,7 @@ describe('claims', () => {
 });
 
 describe('free-form claim conflicts (issue 29)', () => {
-  it('a conflict suggests base-tree paths no claim has touched; context_read lists the open claims', async () => {
+  it('a conflict suggests base-tree paths nobody holds and no PATCH covers; context_read lists the open claims', async () => {
     const runId = testRunId('nearby');
     const paths = Array.from({ length: 20 }, (_, i) => `files/f${String(i).padStart(2, '0')}.txt`);
     coord.claims.providePaths(runId, async () => paths);
@@ -234,9 +234,19 @@ describe('free-form claim conflicts (issue 29)', () => {
       tools.find((t) => t.spec.name === name)!.run(args, {});
     await claim(runId, 'a', 'files/f05.txt');
     await claim(runId, 'a', 'files/f06.txt');
+    // f04's work landed (integration posts a PATCH with its files); f03 was released without landing.
     await claim(runId, 'c', 'files/f04.txt');
-    // Released claims count as touched too: someone worked there.
+    const patched = await coord.context.post({
+      runId,
+      author: 'c',
+      kind: 'PATCH',
+      summary: 'MR 1 landed: f04',
+      scope: ['files/f04.txt'],
+    });
+    expect(patched.ok).toBe(true);
     await coord.claims.release({ runId, agent: 'c', scope: 'files/f04.txt', outcome: 'landed' });
+    await claim(runId, 'c', 'files/f03.txt');
+    await coord.claims.release({ runId, agent: 'c', scope: 'files/f03.txt', outcome: 'gave up' });
 
     const conflict = await claim(runId, 'b', 'files/f05.txt');
     expect(conflict.status === 'conflict' && conflict.nearbyPaths).toEqual([
@@ -247,9 +257,10 @@ describe('free-form claim conflicts (issue 29)', () => {
       'files/f01.txt',
     ]);
     const text = (await run(b, 'claim', { scope: 'files/f06.txt', summary: 'x' })).content;
-    expect(text).toContain('Nearby paths no claim of this run has touched yet');
+    expect(text).toContain('Nearby paths nobody holds and no PATCH covers');
     expect(text).toContain('- files/f07.txt');
     expect(text).not.toContain('- files/f04.txt');
+    expect(text).not.toContain('- files/f05.txt');
 
     const read = (await run(b, 'context_read', { kinds: ['CLAIM'], limit: 1 })).content;
     expect(read).toContain('Open claims now (2): a files/f05.txt · a files/f06.txt');
@@ -259,15 +270,16 @@ describe('free-form claim conflicts (issue 29)', () => {
     expect(mine).toContain('Open claims now (2): you files/f05.txt · you files/f06.txt');
   });
 
-  it('a run without a path source, or a task scope, suggests nothing', async () => {
+  it('a run without a path source, or a task scope, suggests nothing; a held folder covers its files', async () => {
     const runId = testRunId('nearby');
     await claim(runId, 'a', 'files/f01.txt');
     const conflict = await claim(runId, 'b', 'files/f01.txt');
     expect(conflict.status === 'conflict' && conflict.nearbyPaths).toEqual([]);
-    coord.claims.providePaths(runId, async () => ['files/f01.txt', 'files/f02.txt']);
+    coord.claims.providePaths(runId, async () => ['files/f01.txt', 'files/f02.txt', 'lib/x.ts', 'lib/y.ts']);
     await claim(runId, 'a', 'task:1');
     const onTask = await claim(runId, 'b', 'task:1');
     expect(onTask.status === 'conflict' && onTask.nearbyPaths).toEqual([]);
+    await claim(runId, 'c', 'lib/');
     const onPath = await claim(runId, 'b', 'files/f01.txt');
     expect(onPath.status === 'conflict' && onPath.nearbyPaths).toEqual(['files/f02.txt']);
   });

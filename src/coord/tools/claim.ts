@@ -40,7 +40,7 @@ export function createClaimTool(coord: Coordination, runId: string, agent: strin
         }
         if (outcome.nearbyPaths.length === 0) return ok(text);
         return ok(
-          `${text}\nNearby paths no claim of this run has touched yet (claim one if it needs work):\n` +
+          `${text}\nNearby paths nobody holds and no PATCH covers (claim one if it still needs work):\n` +
             outcome.nearbyPaths.map((p) => `- ${p}`).join('\n'),
         );
       }
@@ -49,9 +49,13 @@ export function createClaimTool(coord: Coordination, runId: string, agent: strin
           `You already hold ${outcome.scope}, which covers ${args.scope.trim()}; its lease was renewed.`,
         );
       }
+      const landed = outcome.alreadyPatched
+        ? `\nNote: a PATCH entry already covers ${outcome.scope}: work there has landed. Check on main ` +
+          '(sync) whether it still needs work; if not, release it and pick other work.'
+        : '';
       return ok(
         `Granted: you hold ${outcome.scope} (claim ${outcome.claimId}; posted as CLAIM #${outcome.entryId}). ` +
-          'It stays yours while you are alive; release it with release {scope, outcome} when done.',
+          `It stays yours while you are alive; release it with release {scope, outcome} when done.${landed}`,
       );
     },
   });
