@@ -18,6 +18,7 @@ import { fakeModelFlags, spawnColony } from '../helpers/cli.js';
 import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { launchChromium } from './browser.js';
+import { until as waitUntil } from './until.js';
 
 const TOKEN = 'e2e-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const NOTE = 'dashboard says: please look at the README first';
@@ -80,19 +81,9 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function until<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits: at most 60_000 ms each unless a call says otherwise. */
+const until = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 60_000) =>
+  waitUntil(check, what, timeoutMs);
 
 describe('dashboard in Chromium', () => {
   it('follows a running swarm live, delivers a direct message from the page, stops the run', async () => {

@@ -27,6 +27,7 @@ import { createUserRepo } from '../helpers/user-repo.js';
 import { request } from '../server/http-client.js';
 import { call, callsSoFar } from '../topology/peers-spec.js';
 import { launchChromium } from './browser.js';
+import { until as waitUntil } from './until.js';
 
 const TOKEN = 'diff-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const EVIL =
@@ -75,19 +76,9 @@ afterAll(async () => {
   rmSync(traps, { recursive: true, force: true });
 });
 
-async function until<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 120_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits: at most 120_000 ms each unless a call says otherwise. */
+const until = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 120_000) =>
+  waitUntil(check, what, timeoutMs);
 
 /** The diff driver `evil` for every path, in the hub's own config and attributes. */
 async function armTrap(hub: string): Promise<void> {

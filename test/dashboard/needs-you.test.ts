@@ -21,6 +21,7 @@ import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { call, callsSoFar } from '../topology/peers-spec.js';
 import { launchChromium } from './browser.js';
+import { until as waitUntil } from './until.js';
 
 const TOKEN = 'needs-you-token-0123456789abcdefghijklmnop';
 const NOTE = 'fix alpha <img src=x onerror="window.__pwned=1">';
@@ -66,19 +67,9 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function until<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits: at most 60_000 ms each unless a call says otherwise. */
+const until = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 60_000) =>
+  waitUntil(check, what, timeoutMs);
 
 describe('needs you', () => {
   it('lists a stalled agent and a waiting approval, each linking to its run, until they are settled', async () => {

@@ -20,6 +20,7 @@ import { COLONY_BIN, NO_API_KEYS } from '../helpers/cli.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { request } from '../server/http-client.js';
 import { launchChromium } from './browser.js';
+import { until as waitUntil } from './until.js';
 
 const MODEL = 'openai-chat:fake-model';
 let fake: FakeProvider;
@@ -69,19 +70,9 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function until<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits: at most 60_000 ms each unless a call says otherwise. */
+const until = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 60_000) =>
+  waitUntil(check, what, timeoutMs);
 
 async function runsWithGoal(goal: string): Promise<number> {
   const r = await request(url, 'GET', '/api/runs?limit=1000');

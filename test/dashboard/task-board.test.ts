@@ -22,6 +22,7 @@ import { openTestStore } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 import { call, callsSoFar } from '../topology/peers-spec.js';
 import { launchChromium } from './browser.js';
+import { until as waitUntil } from './until.js';
 
 const TOKEN = 'board-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const TITLE = 'Write the release notes';
@@ -81,19 +82,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-async function until<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 90_000,
-): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits: at most 90_000 ms each unless a call says otherwise. */
+const until = <T>(check: () => T | Promise<T>, what: string, timeoutMs = 90_000) =>
+  waitUntil(check, what, timeoutMs);
 
 describe('the task board in Chromium', () => {
   it('adds a task in the page that a scripted peer then claims (page and log)', async () => {
