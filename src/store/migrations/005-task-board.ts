@@ -423,12 +423,14 @@ LANGUAGE sql STABLE AS $fn$
   ) s
 $fn$;
 `,
+  // Grants are run again for a role made later (regrant), so they name only functions that still
+  // exist: coord_tasks_add(text, text, jsonb) was replaced by migration 009, which grants its own.
   grants: `
 REVOKE DELETE, TRUNCATE ON colony.tasks FROM colony_app;
 GRANT SELECT, INSERT, UPDATE ON colony.tasks TO colony_app;
 GRANT EXECUTE ON FUNCTION colony.coord_key_prefixes(text), colony.coord_scope_free(text, text, text),
   colony.coord_outcome_done(text), colony.coord_shared_prefix(text, text),
-  colony.coord_tasks_claims_ended(text, bigint[]), colony.coord_tasks_add(text, text, jsonb),
+  colony.coord_tasks_claims_ended(text, bigint[]),
   colony.coord_claim_next(text, text, integer), colony.coord_tasks_ready(text, text, text, integer),
   colony.coord_task_counts(text, text) TO colony_app;
 `,
