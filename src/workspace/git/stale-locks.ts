@@ -8,6 +8,8 @@
  * than this process is stale. Only the locks Colony's own git takes are removed, by fixed name in the
  * git directory (which the agent can write: nothing is followed, a planted link is removed as a link).
  */
+import { lstat, readdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
 import { removeOlderNoFollow } from '../../core/no-follow.js';
 
 /** When this process started (ms since the epoch): locks older than that are not ours. */
@@ -23,5 +25,33 @@ export async function removeStaleLocks(gitDir: string, branches: readonly string
   ];
   const removed: string[] = [];
   for (const name of names) if (await removeOlderNoFollow(gitDir, name, PROCESS_START)) removed.push(name);
+  return removed;
+}
+
+/**
+ * A repository of Colony's own (the run's hub), opened by a new owner process after a kill -9: every
+ * lock under `refs/` (a merge request's pin, a branch move), `packed-refs.lock` and `HEAD.lock` older
+ * than this process. The soak found a pin's lock (`refs/colony/mr/4.lock`) refusing every later
+ * merge request of the resumed run. Links and other entries are left alone; nothing is followed.
+ */
+export async function removeStaleRefLocks(gitDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  const visit = async (rel: string): Promise<void> => {
+    const entries = await readdir(path.join(gitDir, rel), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const child = path.join(rel, entry.name);
+      if (entry.isDirectory()) await visit(child);
+      else if (entry.isFile() && entry.name.endsWith('.lock')) {
+        const info = await lstat(path.join(gitDir, child)).catch(() => null);
+        if (info?.isFile() && info.mtimeMs < PROCESS_START) {
+          await unlink(path.join(gitDir, child)).catch(() => {});
+          removed.push(child);
+        }
+      }
+    }
+  };
+  await visit('refs');
+  for (const name of ['packed-refs.lock', 'HEAD.lock'])
+    if (await removeOlderNoFollow(gitDir, name, PROCESS_START)) removed.push(name);
   return removed;
 }

@@ -10,6 +10,7 @@ import { appendFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/
 import path from 'node:path';
 import { TEMP_MARKER } from '../../tool/atomic-write.js';
 import { git, gitError } from '../git/git.js';
+import { removeStaleRefLocks } from '../git/stale-locks.js';
 import { HUB_MAIN, readHubMain } from './main.js';
 
 export { HUB_MAIN };
@@ -18,7 +19,11 @@ export type HubResult = { ok: true; hubPath: string; created: boolean } | { ok: 
 
 export async function createHub(hubPath: string, userRepo: string, baseCommit: string): Promise<HubResult> {
   const abs = path.resolve(hubPath);
-  if (await exists(abs)) return reuseHub(abs, baseCommit);
+  if (await exists(abs)) {
+    // A hub made by an earlier process (this run resumed): its locks are a dead process's.
+    await removeStaleRefLocks(abs);
+    return reuseHub(abs, baseCommit);
+  }
   await mkdir(path.dirname(abs), { recursive: true });
   await removeStaleTemporaries(abs);
   const tmp = `${abs}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
