@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, lstat, open, rename, rm, unlink } from 'node:fs/promises';
 
 export type NoFollowResult<T> =
   | { ok: true; value: T }
@@ -152,7 +152,6 @@ export async function removeOlderNoFollow(root: string, rel: string, before: num
   let folder: FileHandle | null = null;
   try {
     folder = await openFolder(root, parts.slice(0, -1), false);
-    const { lstat, unlink } = await import('node:fs/promises');
     const entry = fdPath(folder, name);
     const info = await lstat(entry);
     if (info.isDirectory() || info.mtimeMs >= before) return false;
