@@ -92,6 +92,7 @@ export const unitFiles: readonly string[] = [
   'test/store/anchor/anchor-record.test.ts',
   'test/store/anchor/audit-key.test.ts',
   'test/store/anchor/compare-anchors.test.ts',
+  'test/store/database-away.test.ts',
   'test/store/external-error.test.ts',
   'test/store/group-commit.test.ts',
   'test/supervise/recovery-decision.test.ts',

@@ -28,9 +28,14 @@ export function executorIdOf(worker: string): string {
   return `worker:${worker}`;
 }
 
-/** A peer's session is its whole life; a subagent's is one task (`<run>/<agent>/<task>`). */
-export function sessionWorkflowId(runId: string, agent: string, task?: string): string {
-  return task === undefined ? `${runId}/${agent}` : `${runId}/${agent}/${task}`;
+/**
+ * A peer's session is its whole life; a subagent's is one task (`<run>/<agent>/<task>`). A session
+ * handed to the fleet again because its attempt ended before the agent started gets `#<attempt>`
+ * (owner.ts): the ids follow one another, so a resumed owner walks the same ones.
+ */
+export function sessionWorkflowId(runId: string, agent: string, task?: string, attempt = 1): string {
+  const id = task === undefined ? `${runId}/${agent}` : `${runId}/${agent}/${task}`;
+  return attempt > 1 ? `${id}#${attempt}` : id;
 }
 
 /**
@@ -41,6 +46,8 @@ export interface SessionInput {
   runId: string;
   agent: string;
   task?: string;
+  /** The attempt (absent: the first), when an earlier one ended before the agent started. */
+  attempt?: number;
 }
 
 /** What a session workflow returns (plain JSON: DBOS stores it): the agent's end and its worker. */

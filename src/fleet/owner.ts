@@ -60,6 +60,15 @@ export interface FleetOwnerOptions {
 }
 
 const POLL_MS = 200;
+/** How many times one session is handed to the fleet while each attempt ends before its agent starts. */
+const SESSION_ATTEMPTS = 4;
+const AGAIN_PAUSE_MS = 1000;
+
+/** A session's end as the fleet reported it, and whether it ended before the agent started for a reason that may pass. */
+interface SessionOutcome {
+  end: AgentEnd;
+  again: boolean;
+}
 const ENDED = ['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED'] as const;
 const CHUNK = 500;
 
@@ -74,7 +83,7 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
   });
   let gateway: Gateway | null = null;
   let abandoned = false;
-  const waiting = new Map<string, { agent: string; resolve: (end: AgentEnd) => void }>();
+  const waiting = new Map<string, { agent: string; resolve: (ended: SessionOutcome) => void }>();
   let timer: NodeJS.Timeout | null = null;
   let polling = false;
   let closed = false;
@@ -105,16 +114,52 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
     if (!entry) return;
     waiting.delete(status.workflowID);
     if (status.status === 'SUCCESS') {
-      entry.resolve(status.output as SessionEnd);
+      const end = status.output as SessionEnd;
+      entry.resolve({ end, again: !end.started });
       return;
     }
     const error =
       status.error instanceof Error ? status.error.message : String(status.error ?? status.status);
     entry.resolve({
-      agent: entry.agent,
-      started: false,
-      error: `its session ended ${status.status}: ${error}`,
+      end: { agent: entry.agent, started: false, error: `its session ended ${status.status}: ${error}` },
+      // Cancelled: an earlier owner of this run closed it before a worker took it.
+      again: status.status === 'CANCELLED',
     });
+  };
+
+  /** Hands one attempt of the session to the fleet (the same id again returns the existing one). */
+  const handOnce = async (
+    agent: string,
+    task: string | undefined,
+    attempt: number,
+  ): Promise<SessionOutcome> => {
+    const input: SessionInput = {
+      runId,
+      agent,
+      ...(task === undefined ? {} : { task }),
+      ...(attempt > 1 ? { attempt } : {}),
+    };
+    const workflowID = sessionWorkflowId(runId, agent, task, attempt);
+    const ended = new Promise<SessionOutcome>((resolve) => waiting.set(workflowID, { agent, resolve }));
+    try {
+      await client.enqueue(
+        {
+          queueName: FLEET_QUEUE,
+          workflowName: SESSION_WORKFLOW,
+          workflowID,
+          appVersion: FLEET_VERSION,
+          applicationName: DBOS_APP,
+        },
+        input,
+      );
+    } catch (error) {
+      waiting.delete(workflowID);
+      return {
+        end: { agent, started: false, error: `could not hand it to the fleet: ${(error as Error).message}` },
+        again: false,
+      };
+    }
+    return ended;
   };
 
   return {
@@ -167,31 +212,20 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
     },
 
     async runSession(agent, task) {
-      if (closed) return { agent, started: false, error: 'the run ended first' };
-      const input: SessionInput = task === undefined ? { runId, agent } : { runId, agent, task };
-      const workflowID = sessionWorkflowId(runId, agent, task);
-      const ended = new Promise<AgentEnd>((resolve) => waiting.set(workflowID, { agent, resolve }));
-      try {
-        // The same id again (a resumed owner) returns the existing session: never a second one.
-        await client.enqueue(
-          {
-            queueName: FLEET_QUEUE,
-            workflowName: SESSION_WORKFLOW,
-            workflowID,
-            appVersion: FLEET_VERSION,
-            applicationName: DBOS_APP,
-          },
-          input,
+      for (let attempt = 1; ; attempt++) {
+        if (closed) return { agent, started: false, error: 'the run ended first' };
+        const { end, again } = await handOnce(agent, task, attempt);
+        // A session that ended before its agent started did nothing (a worker that could not open
+        // the run, an owner before this one that stopped or cancelled it): while this owner still
+        // wants the agent, that end is not the agent's. Bounded: a reason that holds on every
+        // worker (a bad profile) ends it after SESSION_ATTEMPTS.
+        if (end.started || !again || closed || attempt >= SESSION_ATTEMPTS) return end;
+        options.log?.(
+          `fleet: ${sessionWorkflowId(runId, agent, task, attempt)} ended before ${agent} started ` +
+            `(${end.error}); handing it to the fleet again (attempt ${attempt + 1} of ${SESSION_ATTEMPTS})`,
         );
-      } catch (error) {
-        waiting.delete(workflowID);
-        return {
-          agent,
-          started: false,
-          error: `could not hand it to the fleet: ${(error as Error).message}`,
-        };
+        await new Promise((resolve) => setTimeout(resolve, AGAIN_PAUSE_MS));
       }
-      return ended;
     },
 
     async stop(end) {
@@ -214,9 +248,8 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
         for (const [id, entry] of waiting) {
           waiting.delete(id);
           entry.resolve({
-            agent: entry.agent,
-            started: false,
-            error: `this process lost the run (${reason})`,
+            end: { agent: entry.agent, started: false, error: `this process lost the run (${reason})` },
+            again: false,
           });
         }
         await gateway?.close();
@@ -229,7 +262,10 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
       if (waiting.size > 0) await client.cancelWorkflows([...waiting.keys()]).catch(() => {});
       for (const [id, entry] of waiting) {
         waiting.delete(id);
-        entry.resolve({ agent: entry.agent, started: false, error: `the run ended first (${reason})` });
+        entry.resolve({
+          end: { agent: entry.agent, started: false, error: `the run ended first (${reason})` },
+          again: false,
+        });
       }
       await gateway?.close();
       await client.destroy();

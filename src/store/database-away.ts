@@ -6,13 +6,31 @@
 
 /** SQLSTATE classes and codes of a server that is not there (now): connection exceptions, shutdowns. */
 const AWAY_CODES = /^(08\d{3}|57P01|57P02|57P03)$/;
+/**
+ * The same in words, for errors that reach us as text (a reason string, a wrapped message): the
+ * server's own messages for those codes (a restart goes "shutting down", "starting up", "not yet
+ * accepting connections"), pg's and Node's for a dropped or refused connection, and the code itself
+ * as `describeDatabaseError` writes it.
+ */
 const AWAY_TEXT =
-  /Connection terminated|terminating connection|ECONNREFUSED|ECONNRESET|EPIPE|the database system is (starting up|shutting down|in recovery mode)|Connection ended unexpectedly|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+  /Connection terminated|terminating connection|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections|not accepting connections)|Connection ended unexpectedly|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|SQLSTATE (08\d{3}|57P0[123])\b/i;
 
 export function databaseAway(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && AWAY_CODES.test(code)) return true;
   return AWAY_TEXT.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * An error as text that keeps what `databaseAway` needs: the message, and the SQLSTATE when the
+ * server gave one (a reason string loses the error's `code`, and some servers' words differ).
+ */
+export function describeDatabaseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !message.includes(code)
+    ? `${message} (SQLSTATE ${code})`
+    : message;
 }
 
 export const DATABASE_WAIT_MS = 120_000;

@@ -45,7 +45,12 @@ import {
 } from '../fleet/names.js';
 import type { AgentEnd } from '../run/agent-end.js';
 import { withLaunchLock } from '../run/durable.js';
-import { DATABASE_WAIT_MS, databaseAway, whileDatabaseAway } from '../store/database-away.js';
+import {
+  DATABASE_WAIT_MS,
+  databaseAway,
+  describeDatabaseError,
+  whileDatabaseAway,
+} from '../store/database-away.js';
 import type { Store } from '../store/index.js';
 import { openWorkerRun, type WorkerRun, type WorkerTransport } from './worker-run.js';
 
@@ -97,7 +102,7 @@ class WorkerState {
     // A session that ends unstarted is the agent's outcome for good (DBOS keeps it): say why, here.
     if (!end.started)
       this.options.say?.(
-        `worker ${this.options.name}: ${sessionWorkflowId(input.runId, input.agent, input.task)} did not start: ${end.error}`,
+        `worker ${this.options.name}: ${sessionWorkflowId(input.runId, input.agent, input.task, input.attempt)} did not start: ${end.error}`,
       );
     return end;
   }
@@ -110,7 +115,7 @@ class WorkerState {
       if (typeof run === 'string') return { agent, started: false, error: run, worker: name };
       if (run.stopped.aborted || run.fleet.stopReason)
         return { agent, started: false, error: 'the run ended first', worker: name };
-      const session = sessionWorkflowId(runId, agent, input.task);
+      const session = sessionWorkflowId(runId, agent, input.task, input.attempt);
       // A database restarting under the takeover is waited out: failing here ends the agent for good.
       const taken = await whileDatabaseAway(() =>
         takeSession(this.options.store.pool, { runId, agent, worker: name, session }),
@@ -245,7 +250,7 @@ class WorkerState {
       }).then(
         (r) => (r.ok ? r.value : r.error),
         // A query that threw (the database went away mid-open) is a reason like any other.
-        (error: unknown) => `could not open run ${runId} here: ${(error as Error).message ?? String(error)}`,
+        (error: unknown) => `could not open run ${runId} here: ${describeDatabaseError(error)}`,
       );
       entry = { opening, users: 0 };
       this.runs.set(runId, entry);
