@@ -58,9 +58,14 @@ export function subagentHost(options: {
       if (!tools) {
         tools = buildSubagentTools(options.tools, subagent.value, { cli });
         toolCache.set(key, tools);
-        void tools.then((built) => {
-          if (!built.ok) toolCache.delete(key);
-        });
+        // A failure, or a throw (the database went away), is not kept: the next task builds again.
+        const built = tools;
+        const forget = () => {
+          if (toolCache.get(key) === built) toolCache.delete(key);
+        };
+        void built.then((result) => {
+          if (!result.ok) forget();
+        }, forget);
       }
       const built = await tools;
       if (!built.ok) return { agent, started: true, ...failedTask(built.error) };

@@ -185,10 +185,14 @@ export class RunWorkspace {
     if (!pending) {
       pending = this.create(agent, options);
       this.ready.set(agent, pending);
-      // A failed creation may be retried by a later call.
+      // A failed creation may be retried by a later call; so may one that threw (the database went
+      // away while it read the log): a rejection kept here would fail every later call at once.
+      const forget = () => {
+        if (this.ready.get(agent) === pending) this.ready.delete(agent);
+      };
       void pending.then((r) => {
-        if (!r.ok) this.ready.delete(agent);
-      });
+        if (!r.ok) forget();
+      }, forget);
     }
     return pending;
   }

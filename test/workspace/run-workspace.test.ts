@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
+import type { EventLog } from '../../src/store/types.js';
 import { RunWorkspace } from '../../src/workspace/run-workspace.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 import { createUserRepo } from '../helpers/user-repo.js';
@@ -21,14 +22,14 @@ afterAll(async () => {
   await store.close();
 });
 
-async function openWorkspace(signal?: AbortSignal): Promise<RunWorkspace> {
+async function openWorkspace(signal?: AbortSignal, log: EventLog = store.log): Promise<RunWorkspace> {
   const user = createUserRepo({ 'README.md': '# w\n', 'src/a.txt': 'a\n' }, 'colony-rw-');
   const workspace = new RunWorkspace({
     runId: testRunId(),
     runDir: mkdtempSync(join(tmpdir(), 'colony-rw-run-')),
     userRepo: user.dir,
     baseCommit: user.base,
-    log: store.log,
+    log,
     signal,
   });
   const opened = await workspace.open();
@@ -117,6 +118,34 @@ describe('RunWorkspace checkouts', () => {
         'a\n',
       );
     }
+  });
+});
+
+describe('RunWorkspace.forAgent', () => {
+  it('makes the repository again after a creation that threw (the database went away while it read the log)', async () => {
+    let failReads = 0;
+    // The run's log, whose next read fails as a dropped connection does.
+    const flaky = new Proxy(store.log, {
+      get(target, prop) {
+        if (prop === 'read')
+          return (...args: Parameters<EventLog['read']>) => {
+            if (failReads > 0) {
+              failReads--;
+              return Promise.reject(new Error('Connection terminated unexpectedly'));
+            }
+            return target.read(...args);
+          };
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const ws = await openWorkspace(undefined, flaky);
+    failReads = 1;
+    await expect(ws.forAgent('peer-1')).rejects.toThrow('Connection terminated unexpectedly');
+    // Not the same rejection again: the database is back, so the repository is made.
+    const again = await ws.forAgent('peer-1');
+    if (!again.ok) throw new Error(again.error);
+    expect(existsSync(join(again.value.worktree, 'README.md'))).toBe(true);
   });
 });
 
