@@ -39,6 +39,7 @@ function text(report: SoakReport): string {
       .join('')}`,
     `  chains verified        ${report.chainsVerified} of ${report.runsStarted}`,
     `  worker start failures  ${report.workerStartFailures} (a restarted worker exited before joining; started again)`,
+    `  worker crashes         ${report.workerCrashes} (must be 0: a joined worker that exited by itself)`,
     `  runs with seq gaps     ${report.seqGaps} (must be 0)`,
   ].join('\n');
 }

@@ -92,6 +92,8 @@ export interface SoakReport {
   seqGaps: number;
   /** A restarted worker that exited before joining (the database starting up) and was started again. */
   workerStartFailures: number;
+  /** A worker process that ended on its own after joining (must be 0). */
+  workerCrashes: number;
   runs: SoakRun[];
   /** Every check held: each run succeeded, none repeated a call or lost a commit, every chain verified. */
   ok: boolean;
@@ -217,21 +219,37 @@ async function runEvents(url: string, runId: string): Promise<Event[] | null> {
 
 class Worker {
   proc: Proc;
+  /** Times this worker's process ended on its own after it had joined (a crash: must be 0). */
+  crashes = 0;
+  /** Set while the soak itself kills it (a fault, the end): such an exit is no crash. */
+  private killing = false;
   constructor(
     readonly name: string,
     readonly home: string,
     private readonly env: NodeJS.ProcessEnv,
     private readonly cleanup: BenchCleanup,
+    private readonly say: (line: string) => void,
   ) {
     this.proc = this.spawn();
   }
   private spawn(): Proc {
     mkdirSync(this.home, { recursive: true });
-    return startColony(
+    const proc = startColony(
       ['worker', '--name', this.name, '--slots', '4'],
       { ...this.env, COLONY_HOME: this.home },
       this.cleanup,
     );
+    // A worker that joined and then exited by itself crashed: say so with its last words, and start
+    // it again as a process supervisor would (its sessions are taken over meanwhile).
+    void proc.closed.then((code) => {
+      if (this.killing || proc !== this.proc || !proc.err().includes(`worker ${this.name}:`)) return;
+      this.crashes += 1;
+      const kept = join(tmpdir(), `soak-${this.name}-crash-${this.crashes}.log`);
+      writeFileSync(kept, proc.err());
+      this.say(`  WORKER ${this.name} CRASHED (exit ${code}); its stderr: ${kept}`);
+      this.proc = this.spawn();
+    });
+    return proc;
   }
   async joined(): Promise<void> {
     const started = Date.now();
@@ -243,9 +261,11 @@ class Worker {
     }
   }
   async kill(): Promise<void> {
+    this.killing = true;
     await killGroup(this.proc);
   }
   restart(): void {
+    this.killing = false;
     this.proc = this.spawn();
   }
 }
@@ -268,7 +288,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   });
   options.cleanup.defer('soak model server', () => fake.close());
   const env = { COLONY_DATABASE_URL: url };
-  const workers = ['w1', 'w2'].map((name) => new Worker(name, join(options.dir, name), env, options.cleanup));
+  const workers = ['w1', 'w2'].map(
+    (name) => new Worker(name, join(options.dir, name), env, options.cleanup, say),
+  );
   options.cleanup.defer('soak workers', async () => {
     await Promise.all(workers.map((w) => w.kill()));
   });
@@ -552,6 +574,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     chainsVerified: runs.filter((r) => r.verified).length,
     seqGaps: runs.filter((r) => r.seqGaps).length,
     workerStartFailures: workerRestarts,
+    workerCrashes: workers.reduce((n, w) => n + w.crashes, 0),
     runs,
     ok: false,
   };
@@ -562,6 +585,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     report.lostCommits === 0 &&
     report.incompleteRuns === 0 &&
     report.seqGaps === 0 &&
+    report.workerCrashes === 0 &&
     report.chainsVerified === report.runsStarted;
   return report;
 }

@@ -40,6 +40,8 @@ describe('the soak (issue 30)', () => {
     expect(report.runs.flatMap((r) => r.missingFiles)).toEqual([]);
     expect(report.runs.filter((r) => !r.verified).map((r) => r.runId)).toEqual([]);
     expect(report.runs.filter((r) => r.seqGaps).map((r) => r.runId)).toEqual([]);
+    // A worker never crashes (an unhandled rejection while the database was away once did).
+    expect(report.workerCrashes).toBe(0);
     expect(report.runs.filter((r) => r.status !== 'succeeded').map((r) => `${r.runId} ${r.status}`)).toEqual(
       [],
     );
