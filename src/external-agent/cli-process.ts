@@ -93,7 +93,8 @@ export async function runCliProcess(
   // next Colony tool result (direct-messages.ts).
   const poll =
     launch.messageLine && hooks.messages
-      ? setInterval(() => void deliver(), hooks.messagePollMs ?? 1000)
+      ? // Undelivered messages (the database away) stay unread: the next poll delivers them.
+        setInterval(() => void deliver().catch(() => {}), hooks.messagePollMs ?? 1000)
       : null;
   let delivering = false;
   async function deliver(): Promise<void> {

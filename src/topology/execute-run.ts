@@ -146,7 +146,10 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
         tls: spec.fleet.tls,
         insecureHttp: spec.fleet.insecureHttp,
         log: (line) =>
-          void log.append({ runId: spec.runId, agent: null, kind: 'warning', data: { message: line } }),
+          // Said while the database may be away (a failed poll): a line lost then is no failure.
+          void log
+            .append({ runId: spec.runId, agent: null, kind: 'warning', data: { message: line } })
+            .catch(() => {}),
       });
     }
     const phases = TOPOLOGIES[spec.topology].phases(context);

@@ -100,12 +100,15 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
                 const reviewers = integrators.filter((name) => name !== request.agent);
                 const reviewer = reviewers[nextReviewer++ % Math.max(1, reviewers.length)];
                 if (!reviewer) return;
-                void coord.messages.send({
-                  runId: spec.runId,
-                  from: 'integration',
-                  to: reviewer,
-                  text: `MR ${request.mr} by ${request.agent} ("${request.note}") passed the merge check and waits for your review: call review_queue, then review_merge.`,
-                });
+                void coord.messages
+                  .send({
+                    runId: spec.runId,
+                    from: 'integration',
+                    to: reviewer,
+                    text: `MR ${request.mr} by ${request.agent} ("${request.note}") passed the merge check and waits for your review: call review_queue, then review_merge.`,
+                    // Lost with the database: the reviewer still finds it in review_queue.
+                  })
+                  .catch(() => {});
               },
             }
           : mergeApproval(ctx)),
@@ -151,7 +154,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
                 status: 'succeeded',
                 reason: `verify passed on hub main (${commit.slice(0, 10)}) and no claim is open`,
               }),
-            onError: (message) => void emit('warning', { message }),
+            onError: (message) => void emit('warning', { message }).catch(() => {}),
           })
         : null;
       if (goal) pokeGoal = () => goal.poke();

@@ -59,7 +59,8 @@ export function startWatchdog(activity: PeerActivity, idleMs: number, hooks: Wat
       checking = false;
     }
   };
-  const timer = setInterval(() => void check(), Math.max(50, Math.floor(idleMs / 4)));
+  // A nudge or stall that failed (the database away) is tried again at the next check.
+  const timer = setInterval(() => void check().catch(() => {}), Math.max(50, Math.floor(idleMs / 4)));
   timer.unref();
   return { isStalled: (agent) => stalled.has(agent), stop: () => clearInterval(timer) };
 }

@@ -124,7 +124,7 @@ export class ApprovalGate {
       clearInterval(this.timer);
       this.timer = null;
     } else if (this.awaiting.size > 0 && !this.timer) {
-      this.timer = setInterval(() => void this.poll(), this.options.approvalPollMs ?? 1000);
+      this.timer = setInterval(() => void this.poll().catch(() => {}), this.options.approvalPollMs ?? 1000);
       this.timer.unref();
     }
   }
