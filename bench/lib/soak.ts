@@ -129,7 +129,27 @@ const BASE_ENV = {
   ANTHROPIC_API_KEY: '',
   OPENAI_BASE_URL: '',
   COLONY_AUTO_RESUME: 'off',
+  // A run that hangs is reported with Node's diagnostic report of each worker and its owner (their
+  // sockets, timers and stacks): SIGUSR2 writes one into REPORTS_DIR (see reportHang).
+  NODE_OPTIONS:
+    `${process.env.NODE_OPTIONS ?? ''} --report-on-signal --report-signal=SIGUSR2 --report-directory=${join(tmpdir(), 'soak-reports')}`.trim(),
 };
+const REPORTS_DIR = join(tmpdir(), 'soak-reports');
+
+/** Asks each process for Node's diagnostic report (written to REPORTS_DIR) and says where they are. */
+async function reportHang(procs: { name: string; proc: Proc }[], say: (line: string) => void): Promise<void> {
+  mkdirSync(REPORTS_DIR, { recursive: true });
+  for (const { name, proc } of procs) {
+    if (!proc.child.pid || proc.child.exitCode !== null) continue;
+    try {
+      process.kill(proc.child.pid, 'SIGUSR2');
+      say(`    ${name} (pid ${proc.child.pid}): diagnostic report requested into ${REPORTS_DIR}`);
+    } catch {
+      // already gone
+    }
+  }
+  await sleep(2000);
+}
 
 interface Proc {
   child: ChildProcess;
@@ -388,6 +408,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     });
     while (!status) {
       if (Date.now() - started > runTimeoutMs) {
+        await reportHang(
+          [{ name: 'owner', proc: owner }, ...workers.map((w) => ({ name: w.name, proc: w.proc }))],
+          say,
+        );
         await killGroup(owner);
         status = 'timed out';
         break;
@@ -440,6 +464,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       // The run's time limit holds here too: an owner that never ends (an agent stuck) must not stall the soak.
       const left = runTimeoutMs - (Date.now() - started);
       if (!(await Promise.race([ownerClosed.then(() => true), sleep(Math.max(0, left)).then(() => false)]))) {
+        await reportHang(
+          [{ name: 'owner', proc: owner }, ...workers.map((w) => ({ name: w.name, proc: w.proc }))],
+          say,
+        );
         await killGroup(owner);
         status = 'timed out';
         break;
