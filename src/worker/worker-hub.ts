@@ -17,6 +17,7 @@ import { err, ok, type Result } from '../lang/result.js';
 import { type AgentRepo, repoEnv } from '../workspace/agent-repo/agent-repo.js';
 import { AGENT_IDENTITY, git, gitError, shInRepo } from '../workspace/git/git.js';
 import { OBJECT_ID } from '../workspace/git/loose-ref.js';
+import { removeStaleRefLocks } from '../workspace/git/stale-locks.js';
 import { HUB_MAIN } from '../workspace/hub/hub.js';
 import { agentBranchRef, agentWipRef } from '../workspace/hub-http/refs.js';
 import type { HubUpstream } from '../workspace/run-workspace.js';
@@ -67,7 +68,12 @@ export function hubHttpConfig(token: string, caFile?: string): [string, string][
 
 /** Creates the mirror (an empty bare repository) when it does not exist yet. */
 export async function openMirror(mirrorPath: string): Promise<Result<void>> {
-  if (existsSync(path.join(mirrorPath, 'HEAD'))) return ok(undefined);
+  if (existsSync(path.join(mirrorPath, 'HEAD'))) {
+    // A mirror this worker (same name and folder) filled before it was killed mid-fetch: a ref lock
+    // older than this process would refuse every later fetch of main or an agent's branch.
+    await removeStaleRefLocks(mirrorPath);
+    return ok(undefined);
+  }
   await rm(mirrorPath, { recursive: true, force: true });
   await mkdir(path.dirname(mirrorPath), { recursive: true });
   const made = await git(['init', '--bare', '--quiet', '--initial-branch', HUB_MAIN, mirrorPath], {
