@@ -328,6 +328,8 @@ async function executeToolCall(
   };
   const decision: InFlightDecision =
     refusal === null && intent ? await settleInFlight(intent, toolsByName.get(call.name)) : { run: true };
+  // Completed from its file: the tool's after-step (a fleet worker's push) before the result is logged.
+  if (!decision.run && decision.recovered === 'applied') await toolsByName.get(call.name)?.afterRecovered?.();
   const raw: ToolResult =
     refusal !== null
       ? { isError: true, content: refusal }

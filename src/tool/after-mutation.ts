@@ -15,6 +15,13 @@ export function withAfterMutation(tools: Tool[], after: () => Promise<void>): To
               await after();
               return result;
             },
+            // A call completed from its file after a crash changed the checkout all the same: its
+            // result is logged only after the same step (the soak lost a write whose worker died
+            // after the replay logged it unpushed).
+            afterRecovered: async () => {
+              await tool.afterRecovered?.();
+              await after();
+            },
           }
         : tool,
   );

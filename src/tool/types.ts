@@ -55,6 +55,12 @@ export interface Tool {
    * under the tools' path policy, for a call in flight at a crash (agent/in-flight.ts).
    */
   fileState?(path: string): Promise<FileState>;
+  /**
+   * A call in flight at a crash, completed from its file (it was applied, in-flight.ts): what a run of
+   * the call does after it changed the checkout, done before its result is logged (a fleet worker
+   * pushes the agent's work in progress: after-mutation.ts).
+   */
+  afterRecovered?(): Promise<void>;
   /** True when several calls of this tool in one response may run at once (e.g. assign_task). */
   parallel?: boolean;
   run(args: unknown, context: ToolContext): Promise<ToolResult>;

@@ -16,6 +16,7 @@ import { createScriptedProvider, type ScriptedPolicy, type ScriptedTurn } from '
 import type { Message } from '../../src/model/types.js';
 import type { Store } from '../../src/store/index.js';
 import type { EventLog } from '../../src/store/types.js';
+import { withAfterMutation } from '../../src/tool/after-mutation.js';
 import { openTestStore, testRunId } from '../helpers/db.js';
 
 let store: Store;
@@ -240,6 +241,34 @@ describe('a file tool call in flight at a crash', () => {
     } finally {
       rmSync(checkout, { recursive: true, force: true });
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("completed from its file, it still gets the tool's after-step (a fleet worker's push) before its result is logged", async () => {
+    const runId = testRunId('in-flight-after');
+    const checkout = freshCheckout({ 'a.js': BEFORE });
+    try {
+      await runUntilDeath(runId, checkout, [EDIT], isKind('tool.finished'), false);
+      // What the after-step saw: the results logged when it ran (the soak lost a write whose worker
+      // died after the replay logged its result without pushing the checkout).
+      const resultsAtAfter: number[] = [];
+      const spec = agentSpec(runId, checkout, () => ({ text: 'done' }));
+      spec.tools = withAfterMutation(spec.tools, async () => {
+        resultsAtAfter.push((await toolResults(runId)).length);
+      });
+      const outcome = await runAgent(spec, {
+        log: store.log,
+        scrubber: createScrubber([]),
+        budget: new Budget({}),
+        history: await store.log.read(runId, { agent: 'a1' }),
+      });
+      expect(outcome).toMatchObject({ status: 'done' });
+      expect(resultsAtAfter).toEqual([0]);
+      const [result] = await toolResults(runId);
+      expect(result?.data.recovered).toBe('applied');
+      expect(readFileSync(join(checkout, 'a.js'), 'utf8')).toBe(AFTER);
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
     }
   });
 });
