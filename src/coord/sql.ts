@@ -21,16 +21,27 @@ export async function inTransaction<T>(
   options: { asyncCommit?: boolean } = {},
 ): Promise<T> {
   const client = await pool.connect();
+  // A pooled client has no 'error' listener while it is checked out: its connection dying then (the
+  // database restarting) emitted an unhandled 'error' and ended the process (the soak: both fleet
+  // workers at once). The failure reaches the caller through the query that fails; the client is
+  // destroyed, not returned to the pool.
+  let broken: Error | null = null;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
     const value = await work(client);
     await client.query('COMMIT');
     return value;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    if (!broken) await client.query('ROLLBACK').catch(() => {});
     throw err;
   } finally {
-    client.release();
+    // A broken client keeps the listener: it is destroyed, and may say more as it goes.
+    if (!broken) client.removeListener('error', onError);
+    client.release(broken ?? undefined);
   }
 }
 
