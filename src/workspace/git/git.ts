@@ -255,5 +255,9 @@ export function gitError(result: GitResult): string {
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('hint:'));
   const fatal = lines.find((line) => line.startsWith('fatal:') || line.startsWith('error:'));
-  return (fatal ?? lines[0] ?? `git exited with code ${result.code}`).replace(/^(fatal|error): /, '');
+  const said = (fatal ?? lines[0] ?? `git exited with code ${result.code}`).replace(/^(fatal|error): /, '');
+  // A refused push says why on its own line (" ! [remote rejected] main -> main (failed to lock)"),
+  // above the "failed to push some refs" that is its error line.
+  const rejected = lines.filter((line) => /^!\s*\[(remote )?rejected\]/.test(line));
+  return rejected.length > 0 ? `${said}: ${rejected.join('; ')}` : said;
 }

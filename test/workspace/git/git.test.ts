@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { git } from '../../../src/workspace/git/git.js';
+import { git, gitError } from '../../../src/workspace/git/git.js';
 import { makeUserRepo, sh, tempDir, write } from '../helpers.js';
 
 const cleanups: Array<() => void> = [];
@@ -47,5 +47,25 @@ describe("Colony's own git calls", () => {
     // The same repository run by plain git does run the fsmonitor: the test can fail.
     sh(dir, 'status');
     expect(existsSync(marker)).toBe(true);
+  });
+});
+
+describe('gitError', () => {
+  it('says why a push was refused, not only that it was', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const from = path.join(dir, 'from');
+    const to = path.join(dir, 'to.git');
+    mkdirSync(from);
+    makeUserRepo(from);
+    sh(dir, 'init', '--quiet', '--bare', to);
+    // A lock left by a dead process: the remote refuses the ref update.
+    mkdirSync(path.join(to, 'refs', 'heads'), { recursive: true });
+    writeFileSync(path.join(to, 'refs', 'heads', 'main.lock'), '');
+    const pushed = await git(['push', '--quiet', to, 'HEAD:refs/heads/main'], { cwd: from });
+    expect(pushed.ok).toBe(false);
+    expect(gitError(pushed)).toBe(
+      `failed to push some refs to '${to}': ! [remote rejected] HEAD -> main (failed to update ref)`,
+    );
   });
 });
