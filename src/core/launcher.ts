@@ -9,9 +9,12 @@
  * with their exit and output; Colony's event loop only writes and reads messages. Two launchers
  * (one per core of the machines we measure on) share the work by what each has in flight.
  *
- * Pipelines (`launchPipe`: pack-objects | unpack-objects) stream inside the launcher too.
- * Long-lived processes (cat-file --batch, http-backend) and the bash tool with its watchdog are
- * spawned directly as before. `COLONY_DIRECT_SPAWN=1` runs the same runners in this process instead
+ * Pipelines (`launchPipe`: pack-objects | unpack-objects) stream inside the launcher too, and so do
+ * streamed commands (`launchStream`: the bash tool) — started in a process group of their own, their
+ * output sent back as it comes, killed on request; their stdin stays open to the launcher, so they
+ * see EOF when it ends with Colony (the bash tool's watchdog). A 300-peer claims run spent 31 s of
+ * its event loop spawning bash commands before they went this way (bench/README.md, issue 29).
+ * Long-lived processes (cat-file --batch, http-backend) are spawned directly as before. `COLONY_DIRECT_SPAWN=1` runs the same runners in this process instead
  * (every command spawned by it), to compare.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -99,25 +102,55 @@ function runPipe(m, answer) {
   if (m.input !== undefined && m.input !== null) from.stdin.end(Buffer.from(m.input)); else from.stdin.end();
   Promise.all(results).then(([a, b]) => { stop(); answer({ from: a, to: b, failed }); });
 }
+const streams = new Map();
+function killGroup(pid) { if (pid === undefined) return; try { process.kill(-pid, 'SIGKILL'); } catch (e) {} }
+function runStream(m, emit) {
+  let child;
+  try { child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] }); }
+  catch (e) { emit({ event: 'error', message: String(e && e.message) }); emit({ event: 'close' }); return; }
+  streams.set(m.stream, child);
+  child.stdin.on('error', () => {});
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => emit({ event: 'data', chunk }));
+  child.stderr.on('data', (chunk) => emit({ event: 'data', chunk }));
+  child.on('error', (e) => emit({ event: 'error', message: e.message }));
+  child.on('exit', (code, signal) => emit({ event: 'exit', code, signal }));
+  child.on('close', () => { streams.delete(m.stream); emit({ event: 'close' }); });
+}
+function controlStream(m) {
+  const child = streams.get(m.control);
+  if (!child) return;
+  if (m.action === 'kill') killGroup(child.pid);
+  else { streams.delete(m.control); child.stdout.destroy(); child.stderr.destroy(); child.stdin.destroy(); }
+}
 `;
 
 /** The launcher's program: the runners behind an IPC loop. */
 const LAUNCHER_SOURCE = `${RUNNERS}
 process.on('disconnect', () => process.exit(0));
 process.on('message', (m) => {
+  if (m.control !== undefined) return controlStream(m);
+  if (m.stream !== undefined) return runStream(m, (e) => process.send({ stream: m.stream, ...e }));
   const answer = (r) => process.send({ id: m.id, result: r });
   if (m.from) runPipe(m, answer); else runOne(m, answer);
 });
 `;
 
 type Runner = (message: object, answer: (result: unknown) => void) => void;
+interface Runners {
+  runOne: Runner;
+  runPipe: Runner;
+  runStream: (message: object, emit: (event: StreamEvent) => void) => void;
+  controlStream: (message: object) => void;
+}
 
-let inProcess: { runOne: Runner; runPipe: Runner } | null = null;
+let inProcess: Runners | null = null;
 /** The runners in this process (COLONY_DIRECT_SPAWN=1, or no launcher could start). */
-function runners(): { runOne: Runner; runPipe: Runner } {
-  inProcess ??= new Function('require', `${RUNNERS}\nreturn { runOne, runPipe };`)(
+function runners(): Runners {
+  inProcess ??= new Function('require', `${RUNNERS}\nreturn { runOne, runPipe, runStream, controlStream };`)(
     createRequire(import.meta.url),
-  ) as { runOne: Runner; runPipe: Runner };
+  ) as Runners;
   return inProcess;
 }
 
@@ -136,10 +169,45 @@ interface Pending {
 class Launcher {
   private child: ChildProcess | null = null;
   private readonly pending = new Map<number, Pending>();
+  private readonly streams = new Map<number, StreamHandlers>();
   private nextId = 1;
 
   get inFlight(): number {
-    return this.pending.size;
+    return this.pending.size + this.streams.size;
+  }
+
+  /** Starts a streamed command here; null when no launcher process could start. */
+  stream(message: Record<string, unknown>, handlers: StreamHandlers): StreamedCommand | null {
+    const child = this.process();
+    if (child === null) return null;
+    const id = this.nextId++;
+    if (this.inFlight === 0) this.ref(child, true);
+    this.streams.set(id, handlers);
+    const control = (action: 'kill' | 'release') => {
+      if (this.child === child && child.connected) child.send({ control: id, action }, () => {});
+    };
+    child.send({ stream: id, ...message }, (error) => {
+      if (error) this.endStream(id, { event: 'error', message: LOST });
+    });
+    return {
+      kill: () => control('kill'),
+      release: () => {
+        control('release');
+        this.endStream(id, null);
+      },
+    };
+  }
+
+  /** Delivers a stream's event; its close (or a lost launcher) ends it. */
+  private endStream(id: number, event: StreamEvent | null): void {
+    const handlers = this.streams.get(id);
+    if (!handlers) return;
+    if (event) deliver(handlers, event);
+    if (event === null || event.event === 'close' || event.message === LOST) {
+      this.streams.delete(id);
+      if (event?.message === LOST) handlers.close();
+      if (this.inFlight === 0 && this.child) this.ref(this.child, false);
+    }
   }
 
   /** Sends one command or pipeline message; resolves with the launcher's answer. */
@@ -169,12 +237,14 @@ class Launcher {
       return null;
     }
     this.child = child;
-    child.on('message', (message: { id: number; result: unknown }) => {
-      this.settle(message.id, revive(message.result));
+    child.on('message', (message: { id: number; result: unknown } | ({ stream: number } & StreamEvent)) => {
+      if ('stream' in message) this.endStream(message.stream, message);
+      else this.settle(message.id, revive(message.result));
     });
     const lost = () => {
       if (this.child === child) this.child = null;
       for (const [id, pending] of [...this.pending]) this.settle(id, pending.lost);
+      for (const id of [...this.streams.keys()]) this.endStream(id, { event: 'error', message: LOST });
     };
     child.on('exit', lost);
     child.on('error', lost);
@@ -186,7 +256,7 @@ class Launcher {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);
-    if (this.pending.size === 0 && this.child) this.ref(this.child, false);
+    if (this.inFlight === 0 && this.child) this.ref(this.child, false);
     pending.resolve(result);
   }
 
@@ -221,6 +291,64 @@ function dispatch<T>(message: Record<string, unknown>, lost: T): Promise<T> {
 /** Runs `file args` to its end through a launcher (or in this process when launchers are off). */
 export function launch(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
   return dispatch({ file, args, ...commandOptions(options) }, gone(LOST));
+}
+
+/** What a streamed command reports, in order: output as it comes, its exit, the close of its output. */
+export type StreamEvent =
+  | { event: 'data'; chunk: string; message?: undefined }
+  | { event: 'exit'; code: number | null; signal: NodeJS.Signals | null; message?: undefined }
+  | { event: 'close'; message?: undefined }
+  /** It could not start, or its launcher died (then `close` follows at once). */
+  | { event: 'error'; message: string };
+
+export interface StreamHandlers {
+  data(chunk: string): void;
+  exit(code: number | null, signal: NodeJS.Signals | null): void;
+  close(): void;
+  error(message: string): void;
+}
+
+export interface StreamedCommand {
+  /** SIGKILL to the command's whole process group. */
+  kill(): void;
+  /** Stop listening: its pipes are closed (a straggler outside its group may still hold them). */
+  release(): void;
+}
+
+function deliver(handlers: StreamHandlers, event: StreamEvent): void {
+  if (event.event === 'data') handlers.data(event.chunk);
+  else if (event.event === 'exit') handlers.exit(event.code, event.signal);
+  else if (event.event === 'close') handlers.close();
+  else handlers.error(event.message);
+}
+
+let nextHereStream = 1;
+/**
+ * Starts `file args` in a process group of its own, stdin left open (EOF when the launcher, or
+ * Colony, ends), its stdout and stderr delivered as text as they come. Through the least busy
+ * launcher, or in this process when launchers are off.
+ */
+export function launchStream(
+  file: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  handlers: StreamHandlers,
+): StreamedCommand {
+  const message = { file, args, cwd: options.cwd, env: options.env };
+  const viaLauncher = process.env.COLONY_DIRECT_SPAWN === '1' ? null : pick().stream(message, handlers);
+  if (viaLauncher) return viaLauncher;
+  const id = nextHereStream++;
+  let released = false;
+  runners().runStream({ stream: id, ...message }, (event) => {
+    if (!released) deliver(handlers, event);
+  });
+  return {
+    kill: () => runners().controlStream({ control: id, action: 'kill' }),
+    release: () => {
+      released = true;
+      runners().controlStream({ control: id, action: 'release' });
+    },
+  };
 }
 
 export interface PipeCommand {

@@ -12,5 +12,5 @@ export {
   type SandboxRequest,
   type SandboxSetting,
 } from './setting.js';
-export { type CommandToStart, killGroup, startCommand } from './spawn.js';
+export { type CommandToStart, killGroup, startCommand, startStreamedCommand } from './spawn.js';
 export { SANDBOX_PACKAGE, sandboxUnavailableMessage } from './unavailable.js';

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launch, launchPipe } from '../../src/core/launcher.js';
+import { launch, launchPipe, launchStream, type StreamHandlers } from '../../src/core/launcher.js';
 
 const env = { PATH: process.env.PATH ?? '' };
 const cwd = process.cwd();
@@ -80,6 +80,57 @@ describe.each([
     expect(producer.failed).toBe('from');
     expect(producer.from).toMatchObject({ code: 3 });
     expect(producer.from.stderr.toString()).toBe('broken\n');
+  });
+
+  /** A streamed command's events in order, until it closed (or failed to start). */
+  const stream = (
+    file: string,
+    args: string[],
+    steer: (command: ReturnType<typeof launchStream>) => void = () => {},
+  ) =>
+    new Promise<string[]>((resolve) => {
+      const before = process.env.COLONY_DIRECT_SPAWN;
+      process.env.COLONY_DIRECT_SPAWN = direct;
+      const seen: string[] = [];
+      const handlers: StreamHandlers = {
+        data: (chunk) => seen.push(`data ${chunk}`),
+        exit: (code, signal) => seen.push(`exit ${code} ${signal}`),
+        close: () => resolve([...seen, 'close']),
+        error: (message) => {
+          seen.push(`error ${message.includes('ENOENT') ? 'ENOENT' : message}`);
+          resolve(seen);
+        },
+      };
+      try {
+        steer(launchStream(file, args, { cwd: '/tmp', env }, handlers));
+      } finally {
+        if (before === undefined) delete process.env.COLONY_DIRECT_SPAWN;
+        else process.env.COLONY_DIRECT_SPAWN = before;
+      }
+    });
+
+  it('streams a command: its output as it comes, in its folder, then its exit and close', async () => {
+    const events = await stream('sh', ['-c', 'pwd; echo oops >&2; exit 4']);
+    expect(events.filter((e) => e.startsWith('data')).join('')).toContain('data /tmp\n');
+    expect(events.join('|')).toContain('data oops\n');
+    expect(events.slice(-2)).toEqual(['exit 4 null', 'close']);
+    expect(await stream('colony-no-such-program', [])).toEqual(['error ENOENT']);
+  });
+
+  it("kills a streamed command's whole process group, and leaves its stdin open until then", async () => {
+    const marker = `/tmp/colony-launcher-stream-${process.pid}-${direct}`;
+    // A background child in the same group, and a read of stdin that would end at EOF: only the kill ends them.
+    const events = await stream(
+      'sh',
+      ['-c', `(sleep 30; touch ${marker}) & read line; echo "stdin closed"; wait`],
+      (command) => setTimeout(() => command.kill(), 300),
+    );
+    expect(events).toEqual(['exit null SIGKILL', 'close']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(
+      // "[s]leep": the pattern must not match pgrep's own shell.
+      execFileSync('sh', ['-c', `pgrep -f "[s]leep 30; touch ${marker}" || true`], { encoding: 'utf8' }),
+    ).toBe('');
   });
 
   it('runs many commands at once and answers each with its own output', async () => {

@@ -14,8 +14,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { type CommandToStart, killGroup, type Sandbox, startCommand } from '../../sandbox/index.js';
-import { defineTool, errorMessage } from '../../tool/define.js';
+import { type CommandToStart, type Sandbox, startStreamedCommand } from '../../sandbox/index.js';
+import { defineTool } from '../../tool/define.js';
 import { fail, ok, type Tool, type ToolResult } from '../../tool/types.js';
 import { agentEnv } from './env.js';
 import { argumentProblem } from './limits.js';
@@ -132,58 +132,49 @@ function runBash(sandbox: Sandbox | null, command: CommandToStart, options: RunO
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
     let settled = false;
+    let drainTimer: NodeJS.Timeout | undefined;
 
-    // Its own process group, so the whole tree can be killed at once. stdin is the watchdog's pipe:
-    // never written to nor closed while the command runs.
-    const child = startCommand(sandbox, command);
-    child.stdin.on('error', () => {}); // EPIPE and the like: the pipe carries no data anyway
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => output.push(chunk));
-    child.stderr.on('data', (chunk: string) => output.push(chunk));
+    // Started by a launcher process (the fork of Colony's own process would block its event loop),
+    // in its own process group, so the whole tree can be killed at once. stdin is the watchdog's
+    // pipe: never written to nor closed while the command runs.
+    const child = startStreamedCommand(sandbox, command, {
+      data: (chunk) => output.push(chunk),
+      error: (message) =>
+        finish(
+          fail(
+            `could not start ${path.basename(sandbox ? sandbox.bwrap : (command.argv[0] ?? ''))}: ${message}`,
+          ),
+        ),
+      exit: (code, signal) => {
+        exitCode = code;
+        exitSignal = signal;
+        // Leftover background processes would hold the pipes open; end them with their parent.
+        child.kill();
+        drainTimer = setTimeout(() => finish(report()), DRAIN_GRACE_MS);
+      },
+      close: () => finish(report()),
+    });
 
-    const killTree = (): void => {
-      killGroup(child.pid);
-    };
     const timer = setTimeout(() => {
       stopped ??= 'timeout';
-      killTree();
+      child.kill();
     }, options.timeoutMs);
     const onAbort = (): void => {
       stopped ??= 'abort';
-      killTree();
+      child.kill();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    let drainTimer: NodeJS.Timeout | undefined;
 
-    const finish = (result: ToolResult): void => {
+    function finish(result: ToolResult): void {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(drainTimer);
       options.signal?.removeEventListener('abort', onAbort);
       // A straggler outside our process group may still hold the pipes; stop listening to it.
-      child.stdout.destroy();
-      child.stderr.destroy();
-      child.stdin.destroy();
+      child.release();
       resolve(result);
-    };
-
-    child.on('error', (error) =>
-      finish(
-        fail(
-          `could not start ${path.basename(sandbox ? sandbox.bwrap : (command.argv[0] ?? ''))}: ${errorMessage(error)}`,
-        ),
-      ),
-    );
-    child.on('exit', (code, signal) => {
-      exitCode = code;
-      exitSignal = signal;
-      // Leftover background processes would hold the pipes open; end them with their parent.
-      killTree();
-      drainTimer = setTimeout(() => finish(report()), DRAIN_GRACE_MS);
-    });
-    child.on('close', () => finish(report()));
+    }
 
     const report = (): ToolResult => {
       const text = output.length === 0 ? '(no output)' : output.text();
