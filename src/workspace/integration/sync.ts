@@ -141,25 +141,64 @@ export async function landedSinceLastSync(
 ): Promise<LandedItem[]> {
   const syncs = await log.read(runId, { agent, kinds: ['workspace.synced'] });
   const after = syncs.length > 0 ? (syncs[syncs.length - 1]?.seq ?? 0) : 0;
-  const events = await log.read(runId, { kinds: ['merge.requested', 'merge.landed'] });
-  const requests = new Map<number, { agent: string; note: string }>();
+  // Only what landed since then; the requests' authors and notes from the run's index (read once,
+  // then only new requests): every sync of 300 peers read every request and landing of the run.
+  // Landings first: each one's request was logged before it, so the index read after has them all.
+  const landings = await log.read(runId, { kinds: ['merge.landed'], afterSeq: after });
+  const requests = await requestsOf(log, runId);
   const landed: LandedItem[] = [];
-  for (const event of events) {
-    if (event.kind === 'merge.requested') {
-      const data = event.data;
-      requests.set(data.mr, { agent: event.agent ?? '', note: data.note });
-    } else if (event.seq > after) {
-      const data = event.data;
-      const request = requests.get(data.mr);
-      landed.push({
-        mr: data.mr,
-        commit: data.commit,
-        agent: request?.agent ?? '',
-        note: request?.note ?? '',
-      });
-    }
+  for (const event of landings) {
+    if (event.kind !== 'merge.landed') continue;
+    const data = event.data;
+    const request = requests.get(data.mr);
+    landed.push({
+      mr: data.mr,
+      commit: data.commit,
+      agent: request?.agent ?? '',
+      note: request?.note ?? '',
+    });
   }
   return landed;
+}
+
+interface RequestIndex {
+  cursor: number;
+  requests: Map<number, { agent: string; note: string }>;
+  reading: Promise<void> | null;
+}
+
+/** Per log and run: the merge requests seen so far (a request is logged before it can land). */
+const requestIndexes = new WeakMap<EventLog, Map<string, RequestIndex>>();
+
+async function requestsOf(
+  log: EventLog,
+  runId: string,
+): Promise<Map<number, { agent: string; note: string }>> {
+  let byRun = requestIndexes.get(log);
+  if (!byRun) {
+    byRun = new Map();
+    requestIndexes.set(log, byRun);
+  }
+  let index = byRun.get(runId);
+  if (!index) {
+    index = { cursor: 0, requests: new Map(), reading: null };
+    byRun.set(runId, index);
+  }
+  const current = index;
+  // One read at a time; a caller that arrives during one waits for it and then reads what is newer.
+  while (current.reading) await current.reading;
+  current.reading = (async () => {
+    const events = await log.read(runId, { kinds: ['merge.requested'], afterSeq: current.cursor });
+    for (const event of events) {
+      current.cursor = Math.max(current.cursor, event.seq);
+      if (event.kind === 'merge.requested')
+        current.requests.set(event.data.mr, { agent: event.agent ?? '', note: event.data.note });
+    }
+  })().finally(() => {
+    current.reading = null;
+  });
+  await current.reading;
+  return current.requests;
 }
 
 async function inProgress(cwd: string, ref: string): Promise<boolean> {
