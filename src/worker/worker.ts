@@ -72,6 +72,8 @@ interface Session {
   agent: string;
   epoch: number;
   abort: AbortController;
+  /** Settles when its agent's loop has stopped (before a fenced session waits to be handed back). */
+  ran: Promise<void>;
 }
 
 /** How often a session that ended because the database went away is run on from its log. */
@@ -130,10 +132,30 @@ class WorkerState {
         agent,
       );
       placed.catch(() => {});
-      const held: Session = { runId, agent, epoch, abort: new AbortController() };
+      let ranDone = () => {};
+      const held: Session = {
+        runId,
+        agent,
+        epoch,
+        abort: new AbortController(),
+        ran: new Promise<void>((resolve) => {
+          ranDone = resolve;
+        }),
+      };
+      // The same agent's session already running in this process: DBOS dispatched its workflow again
+      // here (a re-enqueue after a database restart; the soak saw two loops of one peer answer the
+      // same step). The newer epoch wins: the older one is fenced, and its loop has stopped before
+      // this one starts. Kept in the map, it would no longer be seen by the sweep's fencing.
+      const previous = this.sessions.get(sessionKey(runId, agent));
+      if (previous) {
+        previous.abort.abort(
+          fencedStop(`the session was taken over in this process (epoch ${epoch} > ${previous.epoch})`),
+        );
+        await previous.ran;
+      }
       this.sessions.set(sessionKey(runId, agent), held);
       try {
-        const end = await this.runThroughOutages(run, input, held.abort.signal, taken.first);
+        const end = await this.runThroughOutages(run, input, held.abort.signal, taken.first).finally(ranDone);
         if (held.abort.signal.aborted && !run.stopped.aborted) {
           // Fenced (another worker runs it now) or this worker is leaving: the session is not ours to
           // end. DBOS runs it again where it was re-enqueued.
