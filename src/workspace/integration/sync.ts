@@ -164,7 +164,9 @@ export async function landedSinceLastSync(
 interface RequestIndex {
   cursor: number;
   requests: Map<number, { agent: string; note: string }>;
-  reading: Promise<void> | null;
+  /** The read in progress, and the one callers join while it has not started (at most two). */
+  running: Promise<void> | null;
+  queued: Promise<void> | null;
 }
 
 /** Per log and run: the merge requests seen so far (a request is logged before it can land). */
@@ -181,24 +183,42 @@ async function requestsOf(
   }
   let index = byRun.get(runId);
   if (!index) {
-    index = { cursor: 0, requests: new Map(), reading: null };
+    index = { cursor: 0, requests: new Map(), running: null, queued: null };
     byRun.set(runId, index);
   }
-  const current = index;
-  // One read at a time; a caller that arrives during one waits for it and then reads what is newer.
-  while (current.reading) await current.reading;
-  current.reading = (async () => {
-    const events = await log.read(runId, { kinds: ['merge.requested'], afterSeq: current.cursor });
-    for (const event of events) {
-      current.cursor = Math.max(current.cursor, event.seq);
-      if (event.kind === 'merge.requested')
-        current.requests.set(event.data.mr, { agent: event.agent ?? '', note: event.data.note });
+  await nextRead(log, runId, index);
+  return index.requests;
+}
+
+/**
+ * A read of the requests logged since the index's cursor that starts after the caller asked: callers
+ * join the one waiting to start (a thousand peers syncing at once share two reads, not a thousand
+ * one after another).
+ */
+function nextRead(log: EventLog, runId: string, index: RequestIndex): Promise<void> {
+  if (index.queued) return index.queued;
+  const previous = index.running;
+  // The promise itself, known to the read once it has started (it always starts after an await).
+  const self: { read?: Promise<void> } = {};
+  const read = (async () => {
+    await (previous ?? Promise.resolve()).catch(() => {});
+    // Started: a caller from now on needs the read after this one.
+    if (index.queued === self.read) index.queued = null;
+    index.running = self.read ?? null;
+    try {
+      const events = await log.read(runId, { kinds: ['merge.requested'], afterSeq: index.cursor });
+      for (const event of events) {
+        index.cursor = Math.max(index.cursor, event.seq);
+        if (event.kind === 'merge.requested')
+          index.requests.set(event.data.mr, { agent: event.agent ?? '', note: event.data.note });
+      }
+    } finally {
+      if (index.running === self.read) index.running = null;
     }
-  })().finally(() => {
-    current.reading = null;
-  });
-  await current.reading;
-  return current.requests;
+  })();
+  self.read = read;
+  index.queued = read;
+  return read;
 }
 
 async function inProgress(cwd: string, ref: string): Promise<boolean> {

@@ -65,5 +65,18 @@ describe('landedSinceLastSync', () => {
     ]);
     // Another agent that never synced sees all three.
     expect((await landedSinceLastSync(store.log, runId, 'peer-5')).map((item) => item.mr)).toEqual([1, 3, 2]);
+    // Many at once while requests keep landing: each sees every landing with its note.
+    await request('peer-6', 4);
+    await land('peer-6', 4);
+    const all = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => landedSinceLastSync(store.log, runId, `late-${i}`)),
+    );
+    for (const items of all)
+      expect(items.map((item) => `${item.mr} ${item.note}`)).toEqual([
+        '1 fix 1 by peer-1',
+        '3 fix 3 by peer-4',
+        '2 fix 2 by peer-2',
+        '4 fix 4 by peer-6',
+      ]);
   });
 });
