@@ -89,6 +89,7 @@ export const unitFiles: readonly string[] = [
   'test/run/durable-fence.test.ts',
   'test/run/run-catalog.test.ts',
   'test/server/static.test.ts',
+  'test/store/anchor/anchor-file.test.ts',
   'test/store/anchor/anchor-record.test.ts',
   'test/store/anchor/audit-key.test.ts',
   'test/store/anchor/compare-anchors.test.ts',

@@ -145,6 +145,7 @@ export function peersPhases(ctx: RunContext): RunPhases<RunOutcome> {
       const goal = verifier
         ? startGoalCheck({
             verifier,
+            base: spec.baseCommit,
             openClaims: async () => {
               const held = await coord.claims.held(spec.runId);
               return held.ok ? held.value.length : null;

@@ -2,7 +2,9 @@
  * The peers' end condition: the run is done when the verify command passes on hub main and no claim
  * is open. Checked after something lands or a claim is released (debounced; one check at a time;
  * each main commit verified once), so a swarm stops as soon as the goal is met instead of waiting
- * for every peer to say it has nothing left.
+ * for every peer to say it has nothing left. Main still at the run's base commit never meets the goal:
+ * a verify command that passes before any work landed does not tell the goal apart (and on a fleet
+ * the check is also poked by a timer, before any peer has started).
  */
 import type { MainVerifier } from '../team/verify-main.js';
 
@@ -14,6 +16,8 @@ export interface GoalCheck {
 
 export function startGoalCheck(options: {
   verifier: MainVerifier;
+  /** The run's base commit: main there has nothing landed. */
+  base: string;
   openClaims: () => Promise<number | null>;
   onGoalMet: (commit: string) => void;
   onError: (message: string) => void;
@@ -36,7 +40,7 @@ export function startGoalCheck(options: {
       if (open !== 0) return;
       const { commit, passed } = await options.verifier.verify();
       // A claim taken while verify ran means someone is still working on something.
-      if (passed && !stopped && (await options.openClaims()) === 0) {
+      if (passed && commit !== options.base && !stopped && (await options.openClaims()) === 0) {
         stopped = true;
         options.onGoalMet(commit);
       }
