@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import { KeyedGroupCommit } from '../store/group-commit.js';
 import { MAX_SUMMARY_CHARS } from './context.js';
-import { coveredBy, nearestFreePaths } from './nearby-paths.js';
+import { coveredBy, nearestFreePaths, RecentOffers } from './nearby-paths.js';
 import { parseScope, type Scope } from './scope.js';
 import { errorText, isoText } from './sql.js';
 import { type BoardTask, type FreeTask, freeTasks, nearestTasks } from './task-queries.js';
@@ -116,6 +116,8 @@ export class ClaimService {
   private readonly releases: KeyedGroupCommit<ReleaseRequest, { claimId: number; scope: string }[]>;
   private readonly free: KeyedGroupCommit<null, FreeTask[]>;
   private readonly takenKeys: KeyedGroupCommit<null, TakenPaths>;
+  /** Paths just suggested to each agent after a conflict: others are shown other paths first. */
+  private readonly offers = new RecentOffers();
   private readonly pathSources = new Map<string, PathSource>();
 
   constructor(
@@ -183,7 +185,7 @@ export class ClaimService {
           summary: row.summary ?? '',
           heldMs: Number(row.held_ms ?? 0),
           nearby,
-          nearbyPaths: nearby.length > 0 ? [] : await this.freePathsNear(input.runId, scope),
+          nearbyPaths: nearby.length > 0 ? [] : await this.freePathsNear(input.runId, input.agent, scope),
         };
         return { ok: true, value: conflict };
       }
@@ -342,12 +344,20 @@ export class ClaimService {
   }
 
   /** Paths near `scope` nobody holds or has patched (nearby-paths.ts); [] when unknown or on any failure. */
-  private async freePathsNear(runId: string, scope: Scope): Promise<string[]> {
+  private async freePathsNear(runId: string, agent: string, scope: Scope): Promise<string[]> {
     const source = this.pathSources.get(runId);
     if (!source || scope.kind !== 'path') return [];
     try {
       const [paths, taken] = await Promise.all([source(), this.takenKeys.add(runId, null)]);
-      return nearestFreePaths(paths, new Set([...taken.held, ...taken.patched]), scope, MAX_NEARBY);
+      const near = nearestFreePaths(
+        paths,
+        new Set([...taken.held, ...taken.patched]),
+        scope,
+        MAX_NEARBY,
+        this.offers.othersOf(runId, agent),
+      );
+      this.offers.record(runId, agent, near);
+      return near;
     } catch {
       return [];
     }

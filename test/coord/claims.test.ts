@@ -283,6 +283,24 @@ describe('free-form claim conflicts (issue 29)', () => {
     const onPath = await claim(runId, 'b', 'files/f01.txt');
     expect(onPath.status === 'conflict' && onPath.nearbyPaths).toEqual(['files/f02.txt']);
   });
+
+  it('losers of claims made at the same moment are first shown different free paths', async () => {
+    const runId = testRunId('nearby');
+    const paths = Array.from({ length: 40 }, (_, i) => `files/f${String(i).padStart(2, '0')}.txt`);
+    coord.claims.providePaths(runId, async () => paths);
+    await claim(runId, 'holder', 'files/f10.txt');
+    await claim(runId, 'holder', 'files/f11.txt');
+    const [b, c] = await Promise.all([
+      claim(runId, 'b', 'files/f10.txt'),
+      claim(runId, 'c', 'files/f11.txt'),
+    ]);
+    const shown = [b, c].map((r) => (r.status === 'conflict' ? r.nearbyPaths : []));
+    expect(shown.map((p) => p.length)).toEqual([5, 5]);
+    expect(shown[0]?.filter((p) => shown[1]?.includes(p))).toEqual([]);
+    // An agent's own earlier suggestions are not avoided for it.
+    const again = await claim(runId, 'b', 'files/f10.txt');
+    expect(again.status === 'conflict' && again.nearbyPaths).toEqual(shown[0]);
+  });
 });
 
 describe("a run's own lease on a shared coordination (forRun, as a fleet worker uses it)", () => {
