@@ -10,6 +10,7 @@
  */
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { removeOlderNoFollow } from '../../core/no-follow.js';
 
 /** When this process started (ms since the epoch): locks older than that are not ours. */
@@ -54,4 +55,33 @@ export async function removeStaleRefLocks(gitDir: string): Promise<string[]> {
   for (const name of ['packed-refs.lock', 'HEAD.lock'])
     if (await removeOlderNoFollow(gitDir, name, PROCESS_START)) removed.push(name);
   return removed;
+}
+
+/**
+ * git holds a ref's lock for the milliseconds of one update: one this old has no live holder. The
+ * soak found one made after a new owner had started (so not swept at open): the killed owner's
+ * receive-pack, orphaned mid-push, locked the agent's branch and died, and every later push of that
+ * agent was refused ("failed to update ref") for the rest of the run.
+ */
+export const REF_LOCK_DEAD_MS = 10_000;
+
+/**
+ * Before an update of `ref` in a repository of Colony's own (the hub): a lock on it is waited for
+ * while it may have a live holder, then removed once it is `deadAfterMs` old. True when one was
+ * removed. Nothing is followed (the ref names come from the push, checked to be the agent's own).
+ */
+export async function clearDeadRefLock(
+  gitDir: string,
+  ref: string,
+  options: { deadAfterMs?: number; pollMs?: number } = {},
+): Promise<boolean> {
+  const deadAfter = options.deadAfterMs ?? REF_LOCK_DEAD_MS;
+  const name = `${ref}.lock`;
+  for (;;) {
+    const info = await lstat(path.join(gitDir, name)).catch(() => null);
+    if (!info?.isFile()) return false;
+    const age = Date.now() - info.mtimeMs;
+    if (age >= deadAfter) return removeOlderNoFollow(gitDir, name, Date.now() - deadAfter + 1);
+    await sleep(Math.min(options.pollMs ?? 50, deadAfter - age));
+  }
 }

@@ -14,6 +14,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AgentTokenClaims, isSafeRunId } from '../../auth/index.js';
+import { clearDeadRefLock } from '../git/stale-locks.js';
 import { authenticateHubRequest } from './auth.js';
 import { BodyTooLarge, readPrefix, requestBody } from './body.js';
 import { type CgiRequest, runHttpBackend } from './cgi.js';
@@ -40,6 +41,8 @@ export interface HubHttpOptions {
    * current one?): null to go on, else why not (answered 403). Default: none.
    */
   authorize?: (claims: AgentTokenClaims) => Promise<string | null>;
+  /** A lock on a pushed ref this old has no live holder and is removed (default REF_LOCK_DEAD_MS). */
+  refLockDeadMs?: number;
   /** Told about failed backends and refused requests (a server log). */
   log?: (line: string) => void;
 }
@@ -123,8 +126,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: HubHtt
   if (commands.kind !== 'complete')
     return plain(res, 400, commands.kind === 'invalid' ? commands.error : 'the push ended early');
   const refused = commands.updates.map((update) => ({ ref: update.ref, reason: refusalOf(agent, update) }));
-  if (refused.every((r) => r.reason === null))
+  if (refused.every((r) => r.reason === null)) {
+    for (const update of commands.updates) {
+      const removed = await clearDeadRefLock(run.hubPath, update.ref, { deadAfterMs: options.refLockDeadMs });
+      if (removed) options.log?.(`hub http: removed a dead lock on ${update.ref} (its holder died mid-push)`);
+    }
     return backend({ prefix: prefix.value.data, body: body.value, bodyEnded: prefix.value.ended });
+  }
 
   options.log?.(`hub http: refused a push by ${agent}: ${refused.map((r) => r.ref).join(', ')}`);
   // Read (and drop) the rest of the body before answering: git reads the answer only after sending.

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -52,6 +52,7 @@ describe('hub over smart HTTP', () => {
   const secret = createRunSecret();
   const otherSecret = createRunSecret();
   let server: HubHttpServer;
+  const serverLog: string[] = [];
   let url: string;
   let commitB: string;
   const tokenA = () => issueAgentToken(secret, { runId: RUN, agent: 'a', expiresAt: Date.now() + HOUR });
@@ -90,6 +91,8 @@ describe('hub over smart HTTP', () => {
             ? { hubPath: otherHub, secret: otherSecret }
             : undefined,
       basePath: '/git',
+      refLockDeadMs: 1_500,
+      log: (line) => serverLog.push(line),
     });
     url = `${server.url}/${RUN}/hub.git`;
   });
@@ -179,6 +182,32 @@ describe('hub over smart HTTP', () => {
     const force = await git(dir, ...bearer(tokenA()), 'push', '--force', 'origin', 'HEAD:refs/heads/agent/a');
     expect(force.code, force.stderr).toBe(0);
     expect(sh(hub, 'rev-parse', 'refs/heads/agent/a')).toBe(replaced);
+  });
+
+  it("removes a dead lock on the pushed ref (a killed owner's orphaned push), and waits out a live one", async () => {
+    const lock = path.join(hub, 'refs/heads/agent/a.lock');
+    const dir = await cloneAs(tokenA(), 'dead-lock');
+    // A lock left a minute ago: with it in place, plain git refuses the update.
+    writeFileSync(lock, `${'0'.repeat(40)}\n`);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, minuteAgo, minuteAgo);
+    expect((await git(hub, 'update-ref', 'refs/heads/agent/a', 'refs/heads/main')).code).not.toBe(0);
+    const first = await commitIn(dir, 'after-dead-lock.txt');
+    const push = await git(dir, ...bearer(tokenA()), 'push', '--force', 'origin', 'HEAD:refs/heads/agent/a');
+    expect(push.code, push.stderr).toBe(0);
+    expect(sh(hub, 'rev-parse', 'refs/heads/agent/a')).toBe(first);
+    expect(existsSync(lock)).toBe(false);
+    expect(serverLog.some((l) => l.includes('removed a dead lock on refs/heads/agent/a'))).toBe(true);
+
+    // A fresh lock whose holder finishes 300 ms later: the push waits for it, nothing is removed.
+    serverLog.length = 0;
+    writeFileSync(lock, `${'0'.repeat(40)}\n`);
+    setTimeout(() => rmSync(lock, { force: true }), 300);
+    const second = await commitIn(dir, 'after-live-lock.txt');
+    const waited = await git(dir, ...bearer(tokenA()), 'push', 'origin', 'HEAD:refs/heads/agent/a');
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(sh(hub, 'rev-parse', 'refs/heads/agent/a')).toBe(second);
+    expect(serverLog.filter((l) => l.includes('dead lock'))).toEqual([]);
   });
 
   it('refuses pushes to main, to another agent, tags, deletes and mixed pushes; the hub stays as it was', async () => {
