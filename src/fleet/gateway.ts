@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type RequestListener, type ServerRe
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { type AgentTokenClaims, describeAgentTokenError, verifyAgentToken } from '../auth/index.js';
+import { databaseAway } from '../store/database-away.js';
 import { presentedAgentToken } from '../workspace/hub-http/auth.js';
 import { createHubHttpHandler } from '../workspace/hub-http/server.js';
 import type { IntegrationPort } from '../workspace/integration/tools.js';
@@ -40,6 +41,7 @@ export interface Gateway {
 }
 
 const WAIT_MS = 20_000;
+const DATABASE_AWAY = "the run's database is away for a moment; send it again";
 const MAX_JSON_BYTES = 64 * 1024;
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
@@ -56,8 +58,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (url.startsWith('/fleet/')) {
       fleetApi(req, res, options).catch((error: unknown) => {
         options.log?.(`gateway: ${(error as Error).message}`);
-        if (!res.headersSent) json(res, 500, { error: 'internal error' });
-        else res.destroy();
+        if (res.headersSent) res.destroy();
+        else if (databaseAway(error)) json(res, 503, { error: DATABASE_AWAY });
+        else json(res, 500, { error: 'internal error' });
       });
       return;
     }
@@ -120,6 +123,10 @@ async function fleetApi(req: IncomingMessage, res: ServerResponse, options: Gate
       note,
       notify: true,
     });
+    // The run's database away (a restart): 503, which a worker waits out and sends again (the queue
+    // answers a resubmitted tip with its id); a refusal of the request itself is final (409).
+    if (!queued.ok && databaseAway(queued.error))
+      return json(res, 503, { error: `${DATABASE_AWAY}: ${queued.error}` });
     // Who approves it before it lands: the worker's merge_request tells the agent (the queue's mode).
     return json(res, queued.ok ? 200 : 409, { ...queued, approval: options.queue.approval });
   }
