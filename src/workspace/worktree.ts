@@ -12,6 +12,7 @@ import { err, ok, type Result } from '../lang/result.js';
 import { commitAgentRepo } from './agent-repo/agent-commit.js';
 import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git/git.js';
 import { isValidBranchName } from './git/ref-name.js';
+import { clearDeadLock, lockNamedIn } from './git/stale-locks.js';
 import { withHubLock } from './hub/lock.js';
 
 export type WorktreeResult =
@@ -245,6 +246,12 @@ async function gitRetrying(args: string[], hub: string): Promise<GitResult> {
   let result = await git(args, { cwd: hub });
   for (let attempt = 1; attempt <= 5 && !result.ok && TRANSIENT.test(result.stderr); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
+    result = await git(args, { cwd: hub });
+  }
+  // Still locked: a lock a killed process left (docs/recovery.md) is removed once it is dead.
+  const lock = result.ok ? null : lockNamedIn(result.stderr, hub);
+  if (lock !== null) {
+    await clearDeadLock(hub, lock);
     result = await git(args, { cwd: hub });
   }
   return result;

@@ -8,6 +8,7 @@
  * than this process is stale. Only the locks Colony's own git takes are removed, by fixed name in the
  * git directory (which the agent can write: nothing is followed, a planted link is removed as a link).
  */
+import { realpathSync } from 'node:fs';
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -58,30 +59,63 @@ export async function removeStaleRefLocks(gitDir: string): Promise<string[]> {
 }
 
 /**
- * git holds a ref's lock for the milliseconds of one update: one this old has no live holder. The
- * soak found one made after a new owner had started (so not swept at open): the killed owner's
- * receive-pack, orphaned mid-push, locked the agent's branch and died, and every later push of that
- * agent was refused ("failed to update ref") for the rest of the run.
+ * git holds a lock for the milliseconds of one update: one this old has no live holder. Soak seed 44
+ * and 45 found such locks made just *after* a resumed owner had started (so not swept at open): the
+ * killed owner's orphaned git (a push's `receive-pack`, the integration worktree's `worktree add`)
+ * took a lock and was killed holding it, and every later update of that ref failed for the rest of
+ * the run (an agent's pushes; every merge request, "cannot lock ref 'refs/heads/integration/…'").
  */
 export const REF_LOCK_DEAD_MS = 10_000;
 
 /**
- * Before an update of `ref` in a repository of Colony's own (the hub): a lock on it is waited for
- * while it may have a live holder, then removed once it is `deadAfterMs` old. True when one was
- * removed. Nothing is followed (the ref names come from the push, checked to be the agent's own).
+ * Before (or after failing) an update in a repository of Colony's own (the hub): the lock `rel`
+ * (relative to `gitDir`) is waited for while it may have a live holder, then removed once it is
+ * `deadAfterMs` old. True when one was removed. Nothing is followed.
  */
-export async function clearDeadRefLock(
+export async function clearDeadLock(
+  gitDir: string,
+  rel: string,
+  options: { deadAfterMs?: number; pollMs?: number } = {},
+): Promise<boolean> {
+  const deadAfter = options.deadAfterMs ?? REF_LOCK_DEAD_MS;
+  for (;;) {
+    const info = await lstat(path.join(gitDir, rel)).catch(() => null);
+    if (!info?.isFile()) return false;
+    const age = Date.now() - info.mtimeMs;
+    if (age >= deadAfter) return removeOlderNoFollow(gitDir, rel, Date.now() - deadAfter + 1);
+    await sleep(Math.min(options.pollMs ?? 50, deadAfter - age));
+  }
+}
+
+/** The same for the lock of a ref (`refs/heads/agent/a` → its `.lock`). */
+export function clearDeadRefLock(
   gitDir: string,
   ref: string,
   options: { deadAfterMs?: number; pollMs?: number } = {},
 ): Promise<boolean> {
-  const deadAfter = options.deadAfterMs ?? REF_LOCK_DEAD_MS;
-  const name = `${ref}.lock`;
-  for (;;) {
-    const info = await lstat(path.join(gitDir, name)).catch(() => null);
-    if (!info?.isFile()) return false;
-    const age = Date.now() - info.mtimeMs;
-    if (age >= deadAfter) return removeOlderNoFollow(gitDir, name, Date.now() - deadAfter + 1);
-    await sleep(Math.min(options.pollMs ?? 50, deadAfter - age));
+  return clearDeadLock(gitDir, `${ref}.lock`, options);
+}
+
+/**
+ * The lock git's error names ("Unable to create '…/x.lock': File exists"), relative to `gitDir`, or
+ * null when there is none or it is not inside `gitDir`.
+ */
+export function lockNamedIn(stderr: string, gitDir: string): string | null {
+  const named = /Unable to create '([^'\n]+\.lock)': File exists/.exec(stderr)?.[1];
+  if (!named) return null;
+  // git names it from its working directory as the kernel resolved it (links resolved).
+  for (const dir of [gitDir, realOrNull(gitDir)]) {
+    if (dir === null) continue;
+    const rel = path.relative(dir, path.resolve(dir, named));
+    if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel;
+  }
+  return null;
+}
+
+function realOrNull(dir: string): string | null {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return null;
   }
 }

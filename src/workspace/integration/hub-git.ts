@@ -3,8 +3,10 @@
  * `git merge-tree --write-tree` (git ≥ 2.38): a three-way merge computed in the object store, no
  * checkout needed, conflicts listed by file; landing is one `update-ref --stdin` transaction.
  */
+
 import { git, gitError } from '../git/git.js';
 import { readRefFiles } from '../git/loose-ref.js';
+import { clearDeadLock, lockNamedIn } from '../git/stale-locks.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }
@@ -80,7 +82,13 @@ export async function updateRefs(
   }
   lines.push('prepare', 'commit', '');
   const args = ['update-ref', ...(message ? ['-m', message] : []), '--stdin'];
-  const result = await gitWithInput(hub, args, lines.join('\n'));
+  let result = await gitWithInput(hub, args, lines.join('\n'));
+  // A lock a killed process left (docs/recovery.md): waited out while it may be live, then removed.
+  const lock = result.ok ? null : lockNamedIn(result.error, hub);
+  if (lock !== null) {
+    await clearDeadLock(hub, lock);
+    result = await gitWithInput(hub, args, lines.join('\n'));
+  }
   return result.ok ? { ok: true } : { ok: false, error: result.error };
 }
 
