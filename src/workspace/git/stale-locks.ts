@@ -97,6 +97,23 @@ export function clearDeadRefLock(
 }
 
 /**
+ * Runs `attempt`; when it fails on a lock its error names inside `gitDir`, runs it once more after the
+ * lock is gone or dead (clearDeadLock). For Colony's own repositories (the hub and its worktrees).
+ */
+export async function pastDeadLock<T extends { ok: boolean }>(
+  gitDir: string,
+  attempt: () => Promise<T>,
+  errorOf: (failed: T) => string,
+): Promise<T> {
+  const first = await attempt();
+  if (first.ok) return first;
+  const lock = lockNamedIn(errorOf(first), gitDir);
+  if (lock === null) return first;
+  await clearDeadLock(gitDir, lock);
+  return attempt();
+}
+
+/**
  * The lock git's error names ("Unable to create '…/x.lock': File exists"), relative to `gitDir`, or
  * null when there is none or it is not inside `gitDir`.
  */

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { git, gitError } from '../git/git.js';
+import { pastDeadLock } from '../git/stale-locks.js';
 import { runSetup, runShellCommand } from '../shell-command.js';
 import { addWorktree } from '../worktree.js';
 import { planFastChain, writeFastChain } from './fast-chain.js';
@@ -224,7 +225,12 @@ export class CandidateVerifier {
       this.worktree = added.path;
     }
     const cwd = this.worktree;
-    const reset = await git(['reset', '--hard', '--quiet', commit], { cwd });
+    // Its index lock in the hub (worktrees/integration/index.lock) may be a killed owner's (soak seed 46).
+    const reset = await pastDeadLock(
+      this.hub,
+      () => git(['reset', '--hard', '--quiet', commit], { cwd }),
+      (failed) => failed.stderr,
+    );
     if (!reset.ok) return { ok: false, error: `could not check out ${commit}: ${gitError(reset)}` };
     // Ignored files too: a candidate's tests could plant node_modules/.bin/<tool> for the next one.
     const clean = await git(['clean', '-ffdxq'], { cwd });
