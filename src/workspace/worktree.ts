@@ -12,7 +12,7 @@ import { err, ok, type Result } from '../lang/result.js';
 import { commitAgentRepo } from './agent-repo/agent-commit.js';
 import { AGENT_COMMIT_CONFIG, type GitResult, git, gitError } from './git/git.js';
 import { isValidBranchName } from './git/ref-name.js';
-import { clearDeadLock, lockNamedIn } from './git/stale-locks.js';
+import { pastDeadLock } from './git/stale-locks.js';
 import { withHubLock } from './hub/lock.js';
 
 export type WorktreeResult =
@@ -243,18 +243,19 @@ async function describe(wt: string, branch: string, created: boolean): Promise<W
 const TRANSIENT = /failed to read worktrees\/|commondir|Unable to create .*\.lock|\.lock': File exists/;
 
 async function gitRetrying(args: string[], hub: string): Promise<GitResult> {
-  let result = await git(args, { cwd: hub });
-  for (let attempt = 1; attempt <= 5 && !result.ok && TRANSIENT.test(result.stderr); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
-    result = await git(args, { cwd: hub });
-  }
-  // Still locked: a lock a killed process left (docs/recovery.md) is removed once it is dead.
-  const lock = result.ok ? null : lockNamedIn(result.stderr, hub);
-  if (lock !== null) {
-    await clearDeadLock(hub, lock);
-    result = await git(args, { cwd: hub });
-  }
-  return result;
+  // Still locked after a few tries: a lock a killed process left (docs/recovery.md) is removed once dead.
+  return pastDeadLock(
+    hub,
+    async () => {
+      let result = await git(args, { cwd: hub });
+      for (let attempt = 1; attempt <= 5 && !result.ok && TRANSIENT.test(result.stderr); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.random() * 50));
+        result = await git(args, { cwd: hub });
+      }
+      return result;
+    },
+    (failed) => failed.stderr,
+  );
 }
 
 function realOrSelf(p: string): string {

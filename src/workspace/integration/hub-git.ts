@@ -6,7 +6,7 @@
 
 import { git, gitError } from '../git/git.js';
 import { readRefFiles } from '../git/loose-ref.js';
-import { clearDeadLock, lockNamedIn } from '../git/stale-locks.js';
+import { pastDeadLock } from '../git/stale-locks.js';
 
 export type MergeOutcome =
   | { kind: 'merged'; tree: string }
@@ -82,13 +82,12 @@ export async function updateRefs(
   }
   lines.push('prepare', 'commit', '');
   const args = ['update-ref', ...(message ? ['-m', message] : []), '--stdin'];
-  let result = await gitWithInput(hub, args, lines.join('\n'));
   // A lock a killed process left (docs/recovery.md): waited out while it may be live, then removed.
-  const lock = result.ok ? null : lockNamedIn(result.error, hub);
-  if (lock !== null) {
-    await clearDeadLock(hub, lock);
-    result = await gitWithInput(hub, args, lines.join('\n'));
-  }
+  const result = await pastDeadLock(
+    hub,
+    () => gitWithInput(hub, args, lines.join('\n')),
+    (failed) => (failed.ok ? '' : failed.error),
+  );
   return result.ok ? { ok: true } : { ok: false, error: result.error };
 }
 

@@ -12,19 +12,25 @@ import { updateRefs } from '../../../src/workspace/integration/hub-git.js';
 import { addWorktree } from '../../../src/workspace/worktree.js';
 import { makeUserRepo, sh, tempDir } from '../helpers.js';
 
+/** A user repository and a run's hub made from it, in a new temporary folder. */
+async function newHub(prefix: string) {
+  const made = tempDir(prefix);
+  const user = path.join(made.dir, 'user');
+  mkdirSync(user);
+  const { first } = makeUserRepo(user);
+  const hubPath = path.join(made.dir, 'hub.git');
+  const created = await createHub(hubPath, user, first);
+  if (!created.ok) throw new Error(created.error);
+  return { made, user, first, hubPath };
+}
+
 describe('a reopened hub', () => {
   let cleanup = () => {};
   afterEach(() => cleanup());
 
   it("drops a dead process's ref locks, keeps this process's, and leaves a link alone", async () => {
-    const made = tempDir('colony-hub-locks-');
+    const { made, user, first, hubPath } = await newHub('colony-hub-locks-');
     cleanup = made.cleanup;
-    const user = path.join(made.dir, 'user');
-    mkdirSync(user);
-    const { first } = makeUserRepo(user);
-    const hubPath = path.join(made.dir, 'hub.git');
-    const created = await createHub(hubPath, user, first);
-    if (!created.ok) throw new Error(created.error);
 
     const past = new Date(Date.now() - 3_600_000 - performance.now());
     const stale = [
@@ -62,14 +68,8 @@ describe('a lock a killed process left in the hub after this process started', (
   afterEach(() => cleanup());
 
   it('is waited out while it may be live, then removed: worktrees and ref updates go on', async () => {
-    const made = tempDir('colony-hub-dead-locks-');
+    const { made, first, hubPath } = await newHub('colony-hub-dead-locks-');
     cleanup = made.cleanup;
-    const user = path.join(made.dir, 'user');
-    mkdirSync(user);
-    const { first } = makeUserRepo(user);
-    const hubPath = path.join(made.dir, 'hub.git');
-    const created = await createHub(hubPath, user, first);
-    if (!created.ok) throw new Error(created.error);
     const dead = (rel: string) => {
       const file = path.join(hubPath, rel);
       mkdirSync(path.dirname(file), { recursive: true });
