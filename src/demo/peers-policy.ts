@@ -6,7 +6,7 @@
  * module's test, merge_request, release, and again until nothing is left. The peer that takes the
  * median module first tries a wrong fix, sees its test fail and posts a FAIL entry before retrying.
  * The slugify and median fixes also add a CHANGELOG.md line; the later of the two merges is rejected
- * for a conflict, and its peer syncs (merge: true), keeps both lines and lands it.
+ * for a conflict, and its peer syncs (merge: true), keeps both lines (sorted) and lands it.
  * Only the decisions are canned; every tool call does real work.
  */
 
@@ -81,8 +81,16 @@ export const PEERS_DEMO_MERGE_VERIFY = 'for f in src/*.js; do node --check "$f" 
 
 const CHANGELOG = 'CHANGELOG.md';
 const UNRELEASED = '## Unreleased\n';
-/** Resolves an append/append conflict in the changelog by keeping both sides. */
-const RESOLVE_CHANGELOG = `sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' ${CHANGELOG} && cat ${CHANGELOG}`;
+/**
+ * Resolves an append/append conflict in the changelog by keeping both sides, its entries in sorted
+ * order: which of two peers working at once lands first is a race, and the file must not depend on
+ * it (a crash and resume can change who wins; kill-resume compares the result with an uninterrupted
+ * run's). A doubled or lost entry still shows.
+ */
+export const RESOLVE_CHANGELOG =
+  `sed -i -e '/^<<<<<<< /d' -e '/^=======$/d' -e '/^>>>>>>> /d' ${CHANGELOG}` +
+  ` && { sed '/^## Unreleased$/q' ${CHANGELOG}; sed '1,/^## Unreleased$/d' ${CHANGELOG} | LC_ALL=C sort; }` +
+  ` > ${CHANGELOG}.resolved && mv ${CHANGELOG}.resolved ${CHANGELOG} && cat ${CHANGELOG}`;
 
 const fileOf = (fix: ModuleFix) => `src/${fix.module}.js`;
 const testOf = (fix: ModuleFix) => `node --test test/${fix.module}.test.js`;

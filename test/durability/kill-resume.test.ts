@@ -462,6 +462,31 @@ async function teamResult(runId: string): Promise<string> {
   return resultDiff(repo, base, runId).catch(() => '(no result branch)');
 }
 
+/** The run's merge outcomes and file edits in log order, to tell how a differing result came about. */
+async function mergeHistory(runId: string): Promise<string> {
+  const logs = await colony(['logs', runId, '--json']);
+  const told: string[] = [];
+  for (const line of logs.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const e = JSON.parse(line) as {
+      seq: number;
+      agent: string | null;
+      kind: string;
+      data: { mr?: number; reason?: string; name?: string; content?: string; recovered?: string };
+    };
+    if (e.kind === 'merge.landed' || e.kind === 'merge.rejected')
+      told.push(
+        `${e.seq} ${e.agent} MR ${e.data.mr} ${e.kind.slice(6)}${e.data.reason ? ` (${e.data.reason})` : ''}`,
+      );
+    else if (e.kind === 'run.resumed') told.push(`${e.seq} resumed`);
+    else if (e.kind === 'tool.finished' && (e.data.name === 'edit' || e.data.name === 'write'))
+      told.push(
+        `${e.seq} ${e.agent} ${e.data.content?.split('\n')[0]}${e.data.recovered ? ` [${e.data.recovered}]` : ''}`,
+      );
+  }
+  return told.join('; ');
+}
+
 /** Model steps or tool results an agent logged twice: a completed call made again. */
 async function repeatedInLog(runId: string): Promise<string[]> {
   const logs = await colony(['logs', runId, '--json']);
@@ -539,7 +564,11 @@ describe('kill -9 at random points of team runs, then colony resume', () => {
           problems.push(`${tag}: final exit ${lastCode}, status ${summary.status}: ${summary.reason}`);
         const result = await teamResult(runId!);
         if (result !== baseline)
-          problems.push(`${tag}: result differs from the uninterrupted run's\n${diffHint(baseline, result)}`);
+          problems.push(
+            `${tag}: result differs from the uninterrupted run's\n${diffHint(baseline, result)}\n` +
+              `  merges of the uninterrupted run: ${await mergeHistory(baseId!)}\n` +
+              `  merges of this run: ${await mergeHistory(runId!)}`,
+          );
         const repeated = await repeatedInLog(runId!);
         if (repeated.length > 0) problems.push(`${tag}: logged twice: ${repeated.join(', ')}`);
         const verified = await colony(['verify', runId!]);
