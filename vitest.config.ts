@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { LongestFirstSequencer } from './test/sequencer.js';
 import { unitFiles } from './test/unit-files.js';
 
 // Two projects, every test file in exactly one (docs/testing.md):
@@ -19,8 +18,6 @@ export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: MAX_WORKERS,
-    // The longest files first, from test/timings.json on a fresh clone (test/sequencer.ts).
-    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
