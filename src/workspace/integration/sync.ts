@@ -60,12 +60,17 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   if (!branchRes.ok)
     return { ok: false, error: `worktree ${cwd} is not on a branch: ${gitError(branchRes)}` };
   const branch = branchRes.stdout.trim();
-  if (await inProgress(cwd, 'MERGE_HEAD'))
+  if (await inProgress(cwd, 'MERGE_HEAD')) {
+    // A merge that left conflicts: sync with merge: true asked again (the same call run again after a
+    // crash, or the agent asking) answers as it did, so a resumed agent reads what it read before.
+    const conflicts = options.mode === 'merge' ? await unmergedFiles(cwd) : [];
+    if (conflicts.length > 0) return mergeInProgress(options, cwd, branch, hub, conflicts);
     return {
       ok: false,
       error:
         'a merge of main is in progress in your worktree: resolve the conflict markers, then merge_request',
     };
+  }
   if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd, contain: true });
 
   let wipCommit: string | null = null;
@@ -131,6 +136,32 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
     data: { branch, main, landedSince: landed.length, conflicts },
   });
   return { ok: true, status, branch, main, head, wipCommit, conflicts, merging, landed };
+}
+
+/** The answer for a merge of main still unresolved in the worktree: its conflicts, nothing changed. */
+async function mergeInProgress(
+  options: SyncOptions,
+  cwd: string,
+  branch: string,
+  hub: string,
+  conflicts: string[],
+): Promise<SyncResult> {
+  const main = await readHubMain(hub);
+  const head = await revParse(cwd, 'HEAD');
+  if (main === null || head === null)
+    return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
+  const landed = await landedSinceLastSync(options.log, options.runId, options.agent);
+  return {
+    ok: true,
+    status: 'conflict',
+    branch,
+    main,
+    head,
+    wipCommit: null,
+    conflicts,
+    merging: true,
+    landed,
+  };
 }
 
 /** merge.landed events after the agent's last workspace.synced (all of them before its first sync). */

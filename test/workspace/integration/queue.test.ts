@@ -99,6 +99,25 @@ describe('integration queue', () => {
       conflicts: ['src/shared.txt'],
     });
     expect(readFileSync(`${bob.path}/src/shared.txt`, 'utf8')).toContain('<<<<<<<');
+    // Asked again before resolving (the same call run again after a crash): the same answer, and the
+    // markers stay as they are.
+    const markers = readFileSync(`${bob.path}/src/shared.txt`, 'utf8');
+    const askedAgain = await syncWorktree({
+      runId: f.runId,
+      agent: 'bob',
+      worktree: bob.path,
+      publish: bob.publish,
+      hubPath: f.hub,
+      log: store.log,
+      mode: 'merge',
+    });
+    expect(askedAgain).toMatchObject({
+      ok: true,
+      status: 'conflict',
+      merging: true,
+      conflicts: ['src/shared.txt'],
+    });
+    expect(readFileSync(`${bob.path}/src/shared.txt`, 'utf8')).toBe(markers);
     write(bob.path, 'src/shared.txt', 'alpha\nBETA-alice\nbeta-bob\ngamma\n');
     sh(bob.path, 'add', '-A');
     sh(bob.path, 'commit', '--quiet', '--no-edit');
