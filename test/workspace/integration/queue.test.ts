@@ -69,54 +69,30 @@ describe('integration queue', () => {
     expect(f.dms[0]).toMatchObject({ to: 'bob', from: 'integration' });
     expect(f.dms[0]?.text).toContain('src/shared.txt');
 
+    const syncBob = (mode: 'rebase' | 'merge') =>
+      syncWorktree({
+        runId: f.runId,
+        agent: 'bob',
+        worktree: bob.path,
+        publish: bob.publish,
+        hubPath: f.hub,
+        log: store.log,
+        mode,
+      });
     // sync (rebase) reports the conflict and leaves bob's worktree as it was.
-    const synced = await syncWorktree({
-      runId: f.runId,
-      agent: 'bob',
-      worktree: bob.path,
-      publish: bob.publish,
-      hubPath: f.hub,
-      log: store.log,
-    });
+    const synced = await syncBob('rebase');
     expect(synced).toMatchObject({ ok: true, status: 'conflict', conflicts: ['src/shared.txt'] });
     expect(sh(bob.path, 'rev-parse', 'HEAD')).toBe(bobCommit);
     expect(sh(bob.path, 'status', '--porcelain')).toBe('');
     expect(synced.ok && synced.landed.map((l) => l.mr)).toEqual([first.status === 'landed' ? first.mr : -1]);
     // sync with merge leaves markers; bob resolves them and lands.
-    const merged = await syncWorktree({
-      runId: f.runId,
-      agent: 'bob',
-      worktree: bob.path,
-      publish: bob.publish,
-      hubPath: f.hub,
-      log: store.log,
-      mode: 'merge',
-    });
-    expect(merged).toMatchObject({
-      ok: true,
-      status: 'conflict',
-      merging: true,
-      conflicts: ['src/shared.txt'],
-    });
+    const unresolved = { ok: true, status: 'conflict', merging: true, conflicts: ['src/shared.txt'] };
+    expect(await syncBob('merge')).toMatchObject(unresolved);
     expect(readFileSync(`${bob.path}/src/shared.txt`, 'utf8')).toContain('<<<<<<<');
     // Asked again before resolving (the same call run again after a crash): the same answer, and the
     // markers stay as they are.
     const markers = readFileSync(`${bob.path}/src/shared.txt`, 'utf8');
-    const askedAgain = await syncWorktree({
-      runId: f.runId,
-      agent: 'bob',
-      worktree: bob.path,
-      publish: bob.publish,
-      hubPath: f.hub,
-      log: store.log,
-      mode: 'merge',
-    });
-    expect(askedAgain).toMatchObject({
-      ok: true,
-      status: 'conflict',
-      merging: true,
-      conflicts: ['src/shared.txt'],
-    });
+    expect(await syncBob('merge')).toMatchObject(unresolved);
     expect(readFileSync(`${bob.path}/src/shared.txt`, 'utf8')).toBe(markers);
     write(bob.path, 'src/shared.txt', 'alpha\nBETA-alice\nbeta-bob\ngamma\n');
     sh(bob.path, 'add', '-A');
@@ -129,14 +105,7 @@ describe('integration queue', () => {
     expect(third.status).toBe('landed');
     expect(sh(f.hub, 'show', 'main:src/shared.txt')).toBe('alpha\nBETA-alice\nbeta-bob\ngamma');
     // A second sync lists nothing new except bob's own landing.
-    const again = await syncWorktree({
-      runId: f.runId,
-      agent: 'bob',
-      worktree: bob.path,
-      publish: bob.publish,
-      hubPath: f.hub,
-      log: store.log,
-    });
+    const again = await syncBob('rebase');
     expect(again.ok && again.landed.map((l) => l.agent)).toEqual(['bob']);
     // ids unique and increasing; agent commits reachable.
     const ids = [first, second, third].map((r) => (r.status === 'error' ? -1 : r.mr));
