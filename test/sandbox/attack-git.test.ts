@@ -162,6 +162,45 @@ describe("Colony's own git and file handling on an agent's repository, attacked 
     expect([...mainTree(outcome.hub).keys()]).toEqual(expect.arrayContaining(['notes.txt', 'more.txt']));
   }, 120_000);
 
+  it('sync with merge: true during a merge the agent made itself, behind planted links: answered, nothing written through', async () => {
+    const target = hostFiles(LINK_TARGETS);
+    const repo = createUserRepo({ 'README.md': '# r\n', 'src/a.txt': 'one\n' }, 'colony-gitattack-');
+    // The agent leaves a real conflicted merge of its own (MERGE_HEAD, an unmerged index entry), then
+    // turns every file git writes by name into a link to a host file and tries to give its repository
+    // a filter and an fsmonitor (its config is Colony's, read-only in its sandbox).
+    const conflicted = [
+      'ID="-c user.name=a -c user.email=b"',
+      'git checkout -q -b side && echo side > src/a.txt && git $ID commit -qam side',
+      'git checkout -q - && echo mine > src/a.txt && git $ID commit -qam mine',
+      'git $ID merge side >/dev/null 2>&1; git rev-parse --verify MERGE_HEAD',
+      `git config filter.x.clean "touch /tmp/${M}-sync-clean; cat" 2>&1`,
+      `git config core.fsmonitor "touch /tmp/${M}-sync-fsmonitor" 2>&1`,
+      "echo '* filter=x' > .gitattributes",
+    ].join('; ');
+    const outcome = await run('peers', repo, [
+      bash(conflicted),
+      bash(plantLinks(target.file)),
+      tool('sync', { merge: true }),
+      tool('sync', { merge: true }),
+      bash("printf 'resolved\\n' > src/a.txt && rm .gitattributes"),
+      tool('merge_request', { note: 'the merge, resolved' }),
+      tool('merge_status', { mr: 1, wait: true }),
+    ]);
+    expect(outcome.ok, outcome.error).toBe(true);
+    target.unchanged();
+    expect(markerFiles('/tmp', M, 1)).toEqual([]);
+    const results = outcome.events
+      .filter(isKind('tool.finished'))
+      .filter((e) => e.data.name === 'sync')
+      .map((e) => e.data.content);
+    // Both calls name the conflicted file and change nothing (the second answers as the first).
+    expect(results).toHaveLength(2);
+    for (const text of results) expect(text).toMatch(/src\/a\.txt/);
+    expect(results[1]).toBe(results[0]);
+    expect(outcome.events.filter(isKind('merge.landed'))).toHaveLength(1);
+    expect(hubGit(outcome.hub, 'show', 'main:src/a.txt')).toBe('resolved');
+  }, 120_000);
+
   it('release: a peer that ends with uncommitted work behind planted links keeps it, nothing written through', async () => {
     const target = hostFiles(LINK_TARGETS);
     const repo = createUserRepo({ 'README.md': '# r\n', 'src/a.txt': 'one\n' }, 'colony-gitattack-');
