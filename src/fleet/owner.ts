@@ -71,6 +71,9 @@ interface SessionOutcome {
 }
 const ENDED = ['SUCCESS', 'ERROR', 'CANCELLED', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED'] as const;
 const CHUNK = 500;
+/** After this long a session still not ended is named in a warning, with where DBOS has it (and again as long). */
+const SLOW_SESSION_MS = 60_000;
+const SLOW_NAMED = 8;
 
 export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetOwner> {
   const { runId, pool } = options;
@@ -83,7 +86,10 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
   });
   let gateway: Gateway | null = null;
   let abandoned = false;
-  const waiting = new Map<string, { agent: string; resolve: (ended: SessionOutcome) => void }>();
+  const waiting = new Map<
+    string,
+    { agent: string; since: number; resolve: (ended: SessionOutcome) => void }
+  >();
   let timer: NodeJS.Timeout | null = null;
   let polling = false;
   let closed = false;
@@ -103,11 +109,30 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
         });
         for (const status of found) settle(status);
       }
+      await reportSlow();
     } catch (error) {
       options.log?.(`fleet: polling sessions failed (retrying): ${(error as Error).message}`);
     } finally {
       polling = false;
     }
+  };
+  /**
+   * Sessions waited for longer than SLOW_SESSION_MS, named once per that interval with where DBOS has
+   * them (queued, or running on which worker): a run that does not end says what it waits for.
+   */
+  let lastSlowReport = Date.now();
+  const reportSlow = async () => {
+    const now = Date.now();
+    if (now - lastSlowReport < SLOW_SESSION_MS) return;
+    const slow = [...waiting].filter(([, entry]) => now - entry.since >= SLOW_SESSION_MS);
+    if (slow.length === 0) return;
+    lastSlowReport = now;
+    const statuses = await client.listWorkflows({
+      workflowIDs: slow.slice(0, SLOW_NAMED).map(([id]) => id),
+      loadOutput: false,
+      loadInput: false,
+    });
+    options.log?.(slowSessionsLine(slow, statuses, now));
   };
   const settle = (status: WorkflowStatus) => {
     const entry = waiting.get(status.workflowID);
@@ -140,7 +165,9 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
       ...(attempt > 1 ? { attempt } : {}),
     };
     const workflowID = sessionWorkflowId(runId, agent, task, attempt);
-    const ended = new Promise<SessionOutcome>((resolve) => waiting.set(workflowID, { agent, resolve }));
+    const ended = new Promise<SessionOutcome>((resolve) =>
+      waiting.set(workflowID, { agent, since: Date.now(), resolve }),
+    );
     try {
       await client.enqueue(
         {
@@ -271,4 +298,29 @@ export async function openFleetOwner(options: FleetOwnerOptions): Promise<FleetO
       await client.destroy();
     },
   };
+}
+
+/**
+ * The warning for sessions waited for too long: each (up to SLOW_NAMED) with where DBOS has it and
+ * how long it has been waited for, e.g. "r/peer-3 (running on worker:ps, 64 s)".
+ */
+export function slowSessionsLine(
+  slow: ReadonlyArray<readonly [string, { since: number }]>,
+  statuses: ReadonlyArray<Pick<WorkflowStatus, 'workflowID' | 'status' | 'executorId'>>,
+  now: number,
+): string {
+  const where = new Map(statuses.map((s) => [s.workflowID, s]));
+  const named = slow.slice(0, SLOW_NAMED).map(([id, entry]) => {
+    const status = where.get(id);
+    const place = !status
+      ? 'not in the queue'
+      : status.status === 'PENDING'
+        ? `running on ${status.executorId ?? 'an unknown executor'}`
+        : status.status === 'ENQUEUED'
+          ? 'queued: no worker has taken it'
+          : status.status.toLowerCase();
+    return `${id} (${place}, ${Math.round((now - entry.since) / 1000)} s)`;
+  });
+  const more = slow.length > named.length ? ` and ${slow.length - named.length} more` : '';
+  return `fleet: still waiting for ${slow.length} session(s): ${named.join(', ')}${more}`;
 }

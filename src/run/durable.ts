@@ -45,24 +45,62 @@ function applicationVersion(runId: string): string {
  * DBOS creates and migrates its system schema at launch without a lock between processes; two first
  * launches at once can break it for good. Launches are serialised by a Postgres advisory lock.
  */
-export async function withLaunchLock<T>(databaseUrl: string, fn: () => Promise<T>): Promise<T> {
+export async function withLaunchLock<T>(
+  databaseUrl: string,
+  fn: () => Promise<T>,
+  waiting: {
+    /** Told who holds the lock when it was not free for `afterMs` (and again each as long). */
+    say?: (line: string) => void;
+    afterMs?: number;
+  } = {},
+): Promise<T> {
+  const { say, afterMs = LAUNCH_WAIT_SAY_MS } = waiting;
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {});
   await client.connect();
   try {
     // Try-lock in a loop: a session blocked in pg_advisory_lock keeps a transaction open, and DBOS's
     // migrations (CREATE INDEX CONCURRENTLY) wait for every open transaction — a silent deadlock.
+    const started = Date.now();
+    let said = started;
     for (;;) {
-      const got = await client.query<{ ok: boolean }>(
-        `SELECT pg_try_advisory_lock(hashtext('colony.dbos.launch')) AS ok`,
-      );
+      const got = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${LAUNCH_LOCK}) AS ok`);
       if (got.rows[0]?.ok) break;
+      if (say && Date.now() - said >= afterMs) {
+        said = Date.now();
+        const holder = await launchLockHolder(client).catch((error: Error) => `unknown (${error.message})`);
+        say(`waiting ${Math.round((said - started) / 1000)} s for DBOS's launch lock, held by ${holder}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     return await fn();
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+const LAUNCH_LOCK = "hashtext('colony.dbos.launch')";
+const LAUNCH_WAIT_SAY_MS = 15_000;
+
+/** Who holds the launch lock: its backend's pid, application and what it runs, from pg_stat_activity. */
+async function launchLockHolder(client: pg.Client): Promise<string> {
+  const { rows } = await client.query<{
+    pid: number;
+    app: string;
+    state: string;
+    query: string;
+    age: string;
+  }>(
+    `SELECT a.pid, a.application_name AS app, a.state, left(a.query, 160) AS query,
+            coalesce(round(extract(epoch FROM now() - a.state_change))::text, '?') AS age
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((l.classid::bigint << 32) | l.objid::bigint) = (${LAUNCH_LOCK})::bigint
+        AND l.objsubid = 1`,
+  );
+  const row = rows[0];
+  if (!row) return 'nobody any more';
+  return `backend ${row.pid} (${row.app || 'no application name'}, ${row.state} for ${row.age} s: ${row.query})`;
 }
 
 /** The run this process executes now: DBOS is one per process (its config, launch and shutdown). */
@@ -97,6 +135,8 @@ export async function executeDurably<R>(options: {
    * no phase settles, so DBOS records no outcome that another process would replay.
    */
   fencedWhen?: Promise<unknown>;
+  /** Told what the process waits for before the run can go on (another process's DBOS launch). */
+  say?: (line: string) => void;
 }): Promise<R> {
   const claimedHere = executing === null;
   const busy = claimProcessForRun(options.runId);
@@ -113,7 +153,9 @@ export async function executeDurably<R>(options: {
     systemDatabasePoolSize: 4,
   });
   try {
-    await withLaunchLock(options.systemDatabaseUrl, () => DBOS.launch());
+    await withLaunchLock(options.systemDatabaseUrl, () => DBOS.launch(), {
+      ...(options.say ? { say: options.say } : {}),
+    });
     // Idempotent: when launch() already recovered this run's workflow, this returns its handle.
     const handle = await DBOS.startWorkflow(runWorkflow, { workflowID: options.runId })(options.runId);
     return (await handle.getResult()) as R;

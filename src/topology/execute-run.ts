@@ -163,6 +163,10 @@ async function executeClaimed(options: ExecuteOptions): Promise<ExecuteResult> {
           phases,
           systemDatabaseUrl,
           fencedWhen: lock.lost,
+          say: (message) =>
+            void log
+              .append({ runId: spec.runId, agent: null, kind: 'warning', data: { message } })
+              .catch(() => {}),
         }).then(() => null),
         lost,
       ]);

@@ -402,4 +402,14 @@ async function explain(url: string, runId: string): Promise<void> {
   for (const e of await runEvents(url, runId))
     if (interesting.test(e.kind) || (e.kind === 'tool.finished' && /merge|release/.test(String(e.data.name))))
       console.log(e.seq, e.agent, e.kind, JSON.stringify(e.data).slice(0, 240));
+  // Where each of the run's sessions is in DBOS, and which epoch each agent's session has.
+  const database = url.split('/').pop();
+  const sessions = await fleet.db.sql(
+    `SELECT workflow_uuid, status, executor_id, recovery_attempts, owner_xid IS NOT NULL AS owned
+       FROM dbos.workflow_status WHERE workflow_uuid LIKE '${runId}/%' ORDER BY created_at`,
+    database,
+  );
+  for (const row of sessions.rows) console.log('session', JSON.stringify(row));
+  const epochs = await fleet.db.sql(`SELECT * FROM colony.fleet_sessions WHERE run_id = '${runId}'`, database);
+  for (const row of epochs.rows) console.log('epoch', JSON.stringify(row));
 }

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withLaunchLock } from '../../src/run/durable.js';
 import type { Store } from '../../src/store/index.js';
 import { openTestStore, superuserClient } from '../helpers/db.js';
 
@@ -41,6 +43,45 @@ describe('executeDurably', () => {
       // And the schema is usable afterwards (a later launch works).
       expect((await runChild(url.toString(), 'r-race-later')).code).toBe(0);
     } finally {
+      await admin.query(`DROP DATABASE ${db} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  it('names who holds the launch lock while it waits for it, then launches', async () => {
+    const admin = await superuserClient(store);
+    const db = `colony_dbos_lock_${process.pid}_${Date.now().toString(36)}`;
+    await admin.query(`CREATE DATABASE ${db}`);
+    const url = new URL(store.superuserUrl ?? '');
+    url.pathname = `/${db}`;
+    const holder = new pg.Client({ connectionString: url.toString(), application_name: 'lock-holder-test' });
+    await holder.connect();
+    try {
+      await holder.query(`SELECT pg_advisory_lock(hashtext('colony.dbos.launch'))`);
+      const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const lines: string[] = [];
+      let ran = false;
+      await withLaunchLock(
+        url.toString(),
+        async () => {
+          ran = true;
+        },
+        {
+          afterMs: 200,
+          say: (line) => {
+            lines.push(line);
+            // Told once: let it go.
+            void holder.query(`SELECT pg_advisory_unlock(hashtext('colony.dbos.launch'))`);
+          },
+        },
+      );
+      expect(ran).toBe(true);
+      expect(lines[0]).toMatch(
+        /waiting \d+ s for DBOS's launch lock, held by backend \d+ \(lock-holder-test, /,
+      );
+      expect(lines[0]).toContain(`backend ${rows[0]?.pid} `);
+    } finally {
+      await holder.end();
       await admin.query(`DROP DATABASE ${db} WITH (FORCE)`);
       await admin.end();
     }
