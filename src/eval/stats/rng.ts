@@ -2,13 +2,14 @@
  * The seeded random source of the statistics and the simulator: core's mulberry32 behind a seed
  * mixer, so neighbouring seeds (1, 2, 3… in a coverage test) start far apart in its sequence.
  */
-import { seededRandom } from '../../core/random.js';
+import { Mulberry32 } from '../../core/random.js';
 
+/** Methods, not functions to pass around: call them on the Rng (`rng.next()`, `rng.int(n)`). */
 export interface Rng {
   /** Uniform in [0, 1). */
-  next: () => number;
+  next(): number;
   /** Uniform integer in [0, n). */
-  int: (n: number) => number;
+  int(n: number): number;
 }
 
 /** A 32-bit integer hash (murmur3's finaliser): distinct seeds map to unrelated states. */
@@ -20,6 +21,5 @@ function mix(seed: number): number {
 }
 
 export function createRng(seed: number): Rng {
-  const next = seededRandom(mix(seed));
-  return { next, int: (n) => Math.floor(next() * n) };
+  return new Mulberry32(mix(seed));
 }
