@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { type FakeProvider, type FakeProviderOptions, startFakeProvider } from '../fake-provider/server.js';
-import { COLONY_BIN, NO_API_KEYS } from '../helpers/cli.js';
+import { COLONY_BIN, fakeModelFlags, NO_API_KEYS } from '../helpers/cli.js';
 import { type DebianPostgres, startDebianPostgres } from '../helpers/debian-postgres.js';
 import { createUserRepo } from '../helpers/user-repo.js';
 
@@ -64,6 +64,64 @@ export async function joined(worker: WorkerProcess): Promise<void> {
       throw new Error(`worker ${worker.name} did not join: ${worker.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A `colony run --workers` started in the background, its output kept. */
+export interface OwnerProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts the owner (`colony ARGS`) with `env` added to the test's own. */
+export function startOwner(args: string[], env: NodeJS.ProcessEnv): OwnerProcess {
+  const child = spawn(process.execPath, [COLONY_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/**
+ * `colony run --workers` of `agents` peers on `repo`, each adding `perAgent` files under work/ (the
+ * fleet-policy.ts peers), no sandbox, the fake model at `modelUrl`, a JSON summary.
+ */
+export function peersFleetRunArgs(
+  repo: string,
+  agents: number,
+  perAgent: number,
+  modelUrl: string,
+): string[] {
+  return [
+    'run',
+    '--workers',
+    '--topology',
+    'peers',
+    '--agents',
+    String(agents),
+    '--repo',
+    repo,
+    '--goal',
+    'each peer adds its files under work/',
+    '--verify',
+    `test "$(ls work/*/*.txt | wc -l)" -ge ${agents * perAgent}`,
+    '--merge-verify',
+    'true',
+    '--sandbox',
+    'off',
+    ...fakeModelFlags(modelUrl),
+    '--json',
+  ];
 }
 
 export interface LoggedEvent {

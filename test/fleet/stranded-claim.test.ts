@@ -7,10 +7,8 @@
  * what such a claim leaves (PENDING, the worker's executor, a claim token), and the worker goes on:
  * it hands both back to the queue, takes them again, and the run finishes with both peers.
  */
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { COLONY_BIN, fakeModelFlags } from '../helpers/cli.js';
-import { fleetFixture, runEvents, until } from './fleet-harness.js';
+import { fleetFixture, peersFleetRunArgs, runEvents, startOwner, until } from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 
 const fleet = fleetFixture({ model: { policy: fleetPeersPolicy(2) } });
@@ -40,41 +38,8 @@ describe('a session claimed by a live worker that never started it', () => {
     worker.child.kill('SIGSTOP');
     let resumed = false;
     try {
-      const owner = spawn(
-        process.execPath,
-        [
-          COLONY_BIN,
-          'run',
-          '--workers',
-          '--topology',
-          'peers',
-          '--agents',
-          '2',
-          '--repo',
-          repo.dir,
-          '--goal',
-          'each peer adds its files under work/',
-          '--verify',
-          'test "$(ls work/*/*.txt | wc -l)" -ge 4',
-          '--merge-verify',
-          'true',
-          '--sandbox',
-          'off',
-          ...fakeModelFlags(fleet.fakes.model.url),
-          '--json',
-        ],
-        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      fleet.owners.push(owner);
-      let stdout = '';
-      let stderr = '';
-      owner.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      owner.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const exited = new Promise<number | null>((resolve) => owner.on('close', resolve));
+      const owner = startOwner(peersFleetRunArgs(repo.dir, 2, 2, fleet.fakes.model.url), env);
+      fleet.owners.push(owner.child);
 
       let runId = '';
       await until(async () => {
@@ -95,12 +60,12 @@ describe('a session claimed by a live worker that never started it', () => {
       resumed = true;
 
       const code = await Promise.race([
-        exited,
+        owner.exited,
         new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 90_000)),
       ]);
-      const context = `${stderr.slice(-2000)}\n${worker.stderr().slice(-2000)}\n${JSON.stringify(await sessions(database, runId))}`;
+      const context = `${owner.stderr().slice(-2000)}\n${worker.stderr().slice(-2000)}\n${JSON.stringify(await sessions(database, runId))}`;
       expect(code, context).toBe(0);
-      expect(JSON.parse(stdout.trim().split('\n').pop() ?? '{}').status).toBe('succeeded');
+      expect(JSON.parse(owner.stdout().trim().split('\n').pop() ?? '{}').status).toBe('succeeded');
       for (const peer of ['peer-1', 'peer-2'])
         expect(worker.stderr()).toContain(
           `${runId}/${peer} was claimed here but never started (the claim's answer was lost); handed back to the queue`,

@@ -6,10 +6,15 @@
  * first". The owner (paused meanwhile, so the order is certain) hands them to the fleet again under
  * the next session ids, and the run finishes with both peers.
  */
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { COLONY_BIN, fakeModelFlags } from '../helpers/cli.js';
-import { fleetFixture, runEvents, startWorker, until } from './fleet-harness.js';
+import {
+  fleetFixture,
+  peersFleetRunArgs,
+  runEvents,
+  startOwner,
+  startWorker,
+  until,
+} from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 
 const fleet = fleetFixture({ model: { policy: fleetPeersPolicy(2) } });
@@ -30,41 +35,8 @@ describe('a fleet session that ended before its agent started', () => {
       workers: [],
       files: { 'README.md': '# again\n', 'work/.keep': '' },
     });
-    const owner = spawn(
-      process.execPath,
-      [
-        COLONY_BIN,
-        'run',
-        '--workers',
-        '--topology',
-        'peers',
-        '--agents',
-        '2',
-        '--repo',
-        repo.dir,
-        '--goal',
-        'each peer adds its files under work/',
-        '--verify',
-        'test "$(ls work/*/*.txt | wc -l)" -ge 4',
-        '--merge-verify',
-        'true',
-        '--sandbox',
-        'off',
-        ...fakeModelFlags(fleet.fakes.model.url),
-        '--json',
-      ],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    fleet.owners.push(owner);
-    let stdout = '';
-    let stderr = '';
-    owner.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    owner.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => owner.on('close', resolve));
+    const owner = startOwner(peersFleetRunArgs(repo.dir, 2, 2, fleet.fakes.model.url), env);
+    fleet.owners.push(owner.child);
 
     // Both sessions are in the queue, and no worker has joined yet.
     let runId = '';
@@ -76,7 +48,7 @@ describe('a fleet session that ended before its agent started', () => {
 
     // The owner waits, paused; the fleet's row says the run was stopped (as an earlier owner that
     // closed the run leaves it), and a worker takes both sessions: both end before they start.
-    owner.kill('SIGSTOP');
+    owner.child.kill('SIGSTOP');
     try {
       await fleet.db.sql(
         `UPDATE colony.fleet_runs SET stop_reason = 'an earlier owner stopped it', stop_status = 'stopped'
@@ -96,12 +68,14 @@ describe('a fleet session that ended before its agent started', () => {
         database,
       );
     } finally {
-      owner.kill('SIGCONT');
+      owner.child.kill('SIGCONT');
     }
 
-    const code = await exited;
-    expect(code, `${stderr.slice(-3000)}\n${fleet.workers.map((w) => w.stderr()).join('\n')}`).toBe(0);
-    expect(JSON.parse(stdout.trim().split('\n').pop() ?? '{}').status).toBe('succeeded');
+    const code = await owner.exited;
+    expect(code, `${owner.stderr().slice(-3000)}\n${fleet.workers.map((w) => w.stderr()).join('\n')}`).toBe(
+      0,
+    );
+    expect(JSON.parse(owner.stdout().trim().split('\n').pop() ?? '{}').status).toBe('succeeded');
 
     const events = await runEvents(url, runId);
     // Each peer was placed once, by its second session, and finished done.
