@@ -124,6 +124,28 @@ export function peersFleetRunArgs(
   ];
 }
 
+/** A fleet session's row in DBOS's table (its workflow): where it stands and who runs it. */
+export interface SessionRow {
+  workflow_uuid: string;
+  status: string;
+  executor_id: string | null;
+  output: string | null;
+}
+
+/** The run's sessions in DBOS, by workflow id. */
+export async function sessionRows(
+  db: { sql(text: string, database?: string): Promise<pg.QueryResult> },
+  database: string,
+  runId: string,
+): Promise<SessionRow[]> {
+  const res = await db.sql(
+    `SELECT workflow_uuid, status, executor_id, output FROM dbos.workflow_status
+      WHERE workflow_uuid LIKE '${runId}/%' ORDER BY workflow_uuid`,
+    database,
+  );
+  return res.rows as SessionRow[];
+}
+
 export interface LoggedEvent {
   seq: number;
   agent: string | null;

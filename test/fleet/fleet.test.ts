@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { FakeProvider } from '../fake-provider/server.js';
 import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
-import { fleetFixture, runEvents, until } from './fleet-harness.js';
+import { fleetFixture, peersFleetRunArgs, runEvents, until } from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 import { orchestratedTasksPolicy, writerName } from './orchestrated-tasks-policy.js';
 
@@ -32,26 +32,7 @@ function runArgs(
   provider: FakeProvider = fleet.fakes.peers,
   perAgent = FILES,
 ): string[] {
-  return [
-    'run',
-    '--workers',
-    '--topology',
-    'peers',
-    '--agents',
-    String(agents),
-    '--repo',
-    repo,
-    '--goal',
-    'each peer adds its files under work/',
-    '--verify',
-    `test "$(ls work/*/*.txt | wc -l)" -ge ${agents * perAgent}`,
-    '--merge-verify',
-    'true',
-    '--sandbox',
-    'off',
-    ...fakeModelFlags(provider.url),
-    '--json',
-  ];
+  return peersFleetRunArgs(repo, agents, perAgent, provider.url);
 }
 
 function filesOn(repo: string, branch: string): string[] {
@@ -410,6 +391,9 @@ async function explain(url: string, runId: string): Promise<void> {
     database,
   );
   for (const row of sessions.rows) console.log('session', JSON.stringify(row));
-  const epochs = await fleet.db.sql(`SELECT * FROM colony.fleet_sessions WHERE run_id = '${runId}'`, database);
+  const epochs = await fleet.db.sql(
+    `SELECT * FROM colony.fleet_sessions WHERE run_id = '${runId}'`,
+    database,
+  );
   for (const row of epochs.rows) console.log('epoch', JSON.stringify(row));
 }

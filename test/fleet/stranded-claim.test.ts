@@ -8,19 +8,19 @@
  * it hands both back to the queue, takes them again, and the run finishes with both peers.
  */
 import { describe, expect, it } from 'vitest';
-import { fleetFixture, peersFleetRunArgs, runEvents, startOwner, until } from './fleet-harness.js';
+import {
+  fleetFixture,
+  peersFleetRunArgs,
+  runEvents,
+  sessionRows,
+  startOwner,
+  until,
+} from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 
 const fleet = fleetFixture({ model: { policy: fleetPeersPolicy(2) } });
 
-const sessions = async (database: string, runId: string) =>
-  (
-    await fleet.db.sql(
-      `SELECT workflow_uuid, status, executor_id FROM dbos.workflow_status
-        WHERE workflow_uuid LIKE '${runId}/%' ORDER BY workflow_uuid`,
-      database,
-    )
-  ).rows as { workflow_uuid: string; status: string; executor_id: string | null }[];
+const sessions = (database: string, runId: string) => sessionRows(fleet.db, database, runId);
 
 describe('a session claimed by a live worker that never started it', () => {
   it('is handed back to the queue by that worker, and the run finishes with every peer', async () => {

@@ -11,6 +11,7 @@ import {
   fleetFixture,
   peersFleetRunArgs,
   runEvents,
+  sessionRows,
   startOwner,
   startWorker,
   until,
@@ -19,14 +20,7 @@ import { fleetPeersPolicy } from './fleet-policy.js';
 
 const fleet = fleetFixture({ model: { policy: fleetPeersPolicy(2) } });
 
-const sessions = async (database: string, runId: string) =>
-  (
-    await fleet.db.sql(
-      `SELECT workflow_uuid, status, output FROM dbos.workflow_status
-        WHERE workflow_uuid LIKE '${runId}/%' ORDER BY workflow_uuid`,
-      database,
-    )
-  ).rows as { workflow_uuid: string; status: string; output: string | null }[];
+const sessions = (database: string, runId: string) => sessionRows(fleet.db, database, runId);
 
 describe('a fleet session that ended before its agent started', () => {
   it('is handed to the fleet again, and the run finishes with every peer', async () => {
