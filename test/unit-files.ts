@@ -61,7 +61,6 @@ export const unitFiles: readonly string[] = [
   'test/fake-provider/namespaced-tools.test.ts',
   'test/fake-provider/server.test.ts',
   'test/fleet/slow-sessions.test.ts',
-  'test/fleet/stranded-watch.test.ts',
   'test/fleet/tls-rules.test.ts',
   'test/forge/fake-forge/openapi-validator.test.ts',
   'test/forge/http.test.ts',

@@ -43,7 +43,6 @@ import {
   type SessionInput,
   sessionWorkflowId,
 } from '../fleet/names.js';
-import { claimedSessions, requeueStranded, StrandedWatch } from '../fleet/stranded-sessions.js';
 import type { AgentEnd } from '../run/agent-end.js';
 import { withLaunchLock } from '../run/durable.js';
 import {
@@ -77,9 +76,6 @@ interface Session {
   ran: Promise<void>;
 }
 
-/** Claims that nothing here runs are looked for every this many sweeps (stranded-sessions.ts). */
-const STRANDED_SWEEP_EVERY = 5;
-
 /** How often a session that ended because the database went away is run on from its log. */
 const OUTAGE_RERUNS = 5;
 
@@ -94,51 +90,13 @@ class WorkerState {
    * busy workers were declared gone while alive (two at once in a 1,000-peer run).
    */
   readonly beatPool: pg.Pool;
-  /** DBOS's tables, as DBOS reaches them (the app role of an embedded store may not read them). */
-  readonly systemPool: pg.Pool;
-  /** The session workflows this process runs now, by id (one may run twice: a re-dispatch here). */
-  private readonly runningHere = new Map<string, number>();
-  private readonly stranded = new StrandedWatch();
-  private sweeps = 0;
 
   constructor(
     readonly options: WorkerOptions,
     readonly coord: Coordination,
-    systemDatabaseUrl: string,
   ) {
     this.beatPool = new pg.Pool({ ...options.store.connection, max: 1 });
     this.beatPool.on('error', () => {});
-    this.systemPool = new pg.Pool({ connectionString: systemDatabaseUrl, max: 1 });
-    this.systemPool.on('error', () => {});
-  }
-
-  /** Runs the session workflow `workflowId` here, known as running while it does. */
-  async runWorkflow(workflowId: string, input: SessionInput): Promise<SessionEnd> {
-    this.runningHere.set(workflowId, (this.runningHere.get(workflowId) ?? 0) + 1);
-    try {
-      return await this.runSession(input);
-    } finally {
-      const left = (this.runningHere.get(workflowId) ?? 1) - 1;
-      if (left > 0) this.runningHere.set(workflowId, left);
-      else this.runningHere.delete(workflowId);
-    }
-  }
-
-  /** Claims of this worker that no session here runs, past STRANDED_AFTER_MS: back to the queue (stranded-sessions.ts). */
-  private async requeueStrandedClaims(): Promise<void> {
-    const executorId = executorIdOf(this.options.name);
-    const claimed = await claimedSessions(this.systemPool, {
-      executorId,
-      queue: FLEET_QUEUE,
-      appVersion: FLEET_VERSION,
-    });
-    for (const session of this.stranded.due(claimed, new Set(this.runningHere.keys()), Date.now())) {
-      this.stranded.forget(session);
-      if (await requeueStranded(this.systemPool, executorId, session))
-        this.options.say?.(
-          `worker ${this.options.name}: ${session.workflowId} was claimed here but never started (the claim's answer was lost); handed back to the queue`,
-        );
-    }
   }
 
   async runSession(input: SessionInput): Promise<SessionEnd> {
@@ -264,8 +222,6 @@ class WorkerState {
       const run = entry ? await entry.opening : null;
       if (run && typeof run !== 'string') run.refresh(row);
     }
-    // Every few sweeps: this worker's claims that nothing here runs.
-    if (this.sweeps++ % STRANDED_SWEEP_EVERY === 0) await this.requeueStrandedClaims();
     for (const dead of await silentWorkers(pool, LOST_AFTER_MS)) {
       if (dead.name === name) continue;
       if (!(await markWorkerGone(pool, dead.name, `no heartbeat for ${dead.silentMs} ms`))) continue;
@@ -398,10 +354,7 @@ const sessionWorkflow = DBOS.registerWorkflow(
     // No step: the session's own durability is the event log (a re-run replays the agent's loop,
     // and a finished one ends at once), so a checkpoint would only add ~6 statements per session —
     // a quarter of a subagent task's round trips to Postgres (bench/README § fleet).
-    return worker.runWorkflow(
-      DBOS.workflowID ?? sessionWorkflowId(input.runId, input.agent, input.task, input.attempt),
-      input,
-    );
+    return worker.runSession(input);
   },
   { name: SESSION_WORKFLOW },
 );
@@ -414,7 +367,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const systemDatabaseUrl = store.superuserUrl ?? store.databaseUrl;
   // The default claim timing: each run's claims take that run's lease (worker-run.ts, forRun).
   const coord = await createCoordination(store);
-  const state = new WorkerState(options, coord, systemDatabaseUrl);
+  const state = new WorkerState(options, coord);
   current = state;
   await registerWorker(store.pool, { name, host: hostname(), pid: process.pid, slots });
   DBOS.setConfig({
@@ -429,18 +382,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   let timers: NodeJS.Timeout[] = [];
   try {
     // launch() first re-enqueues what this worker (same name) left pending when it last died.
-    await withLaunchLock(
-      systemDatabaseUrl,
-      async () => {
-        await DBOS.launch();
-        await DBOS.registerQueue(FLEET_QUEUE, {
-          workerConcurrency: slots,
-          minPollingIntervalMs: QUEUE_POLL_MS,
-          onConflict: 'always_update',
-        });
-      },
-      { say: (line) => options.say?.(`worker ${name}: ${line}`) },
-    );
+    await withLaunchLock(systemDatabaseUrl, async () => {
+      await DBOS.launch();
+      await DBOS.registerQueue(FLEET_QUEUE, {
+        workerConcurrency: slots,
+        minPollingIntervalMs: QUEUE_POLL_MS,
+        onConflict: 'always_update',
+      });
+    });
     options.say?.(`worker ${name}: ${slots} slot(s), executor ${executorIdOf(name)}`);
     const every = (work: () => Promise<void>, what: string): NodeJS.Timeout => {
       let running = false;
@@ -469,7 +418,6 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     for (const t of timers) clearInterval(t);
     current = null;
     await state.beatPool.end().catch(() => {});
-    await state.systemPool.end().catch(() => {});
     // Fenced sessions never settle: do not wait for them.
     await Promise.race([DBOS.shutdown(), new Promise((resolve) => setTimeout(resolve, 3000))]).catch(
       () => {},
