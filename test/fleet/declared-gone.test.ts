@@ -4,8 +4,8 @@
  * settled held its slot for good, so a worker declared gone under load never ran anything again.
  */
 import { describe, expect, it } from 'vitest';
-import { colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
-import { fleetFixture, runEvents, until } from './fleet-harness.js';
+import { colony, lastJsonLine } from '../helpers/cli.js';
+import { fleetFixture, peersFleetRunArgs, runEvents, until } from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 
 // Long sessions (20 files at 1 s per step): the other worker is still busy with its own peer when
@@ -26,29 +26,10 @@ describe('a fleet worker declared gone while alive', () => {
       files: { 'README.md': '# fleet\n', 'work/.keep': '' },
     });
     const agents = 3;
-    const running = colony(
-      [
-        'run',
-        '--workers',
-        '--topology',
-        'peers',
-        '--agents',
-        String(agents),
-        '--repo',
-        repo.dir,
-        '--goal',
-        'each peer adds its files under work/',
-        '--verify',
-        `test "$(ls work/*/*.txt | wc -l)" -ge ${agents * FILES}`,
-        '--merge-verify',
-        'true',
-        '--sandbox',
-        'off',
-        ...fakeModelFlags(fleet.fakes.model.url),
-        '--json',
-      ],
-      { env, timeoutMs: 240_000 },
-    );
+    const running = colony(peersFleetRunArgs(repo.dir, agents, FILES, fleet.fakes.model.url), {
+      env,
+      timeoutMs: 240_000,
+    });
     let runId = '';
     await until(async () => {
       const res = await fleet.db

@@ -2,7 +2,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { FakeProvider } from '../fake-provider/server.js';
 import { COLONY_BIN, colony, fakeModelFlags, lastJsonLine } from '../helpers/cli.js';
-import { fleetFixture, peersFleetRunArgs, runEvents, until } from './fleet-harness.js';
+import {
+  fleetFixture,
+  peersFleetRunArgs,
+  runEvents,
+  sessionRows,
+  startOwner,
+  until,
+} from './fleet-harness.js';
 import { fleetPeersPolicy } from './fleet-policy.js';
 import { orchestratedTasksPolicy, writerName } from './orchestrated-tasks-policy.js';
 
@@ -281,19 +288,7 @@ describe('Postgres crashes during a worker takeover (issue 30)', () => {
       ownerEnv,
     } = await fleetOf('pg_takeover', ['pk', 'ps']);
     const agents = 6;
-    const owner = spawn(process.execPath, [COLONY_BIN, ...runArgs(repo.dir, agents)], {
-      env: { ...process.env, ...ownerEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let ownerOut = '';
-    let ownerErr = '';
-    owner.stdout?.on('data', (chunk: Buffer) => {
-      ownerOut += chunk.toString();
-    });
-    owner.stderr?.on('data', (chunk: Buffer) => {
-      ownerErr += chunk.toString();
-    });
-    const ownerClosed = new Promise<number | null>((resolve) => owner.on('close', resolve));
+    const owner = startOwner(runArgs(repo.dir, agents), ownerEnv);
     let runId = '';
     await until(async () => {
       runId = (await runIdOf(url)) ?? '';
@@ -314,7 +309,8 @@ describe('Postgres crashes during a worker takeover (issue 30)', () => {
     );
     await fleet.db.crashAndRestart(1_000);
     // The owner either rides it out or stops writing ("lost the database") for a resume to finish.
-    const ownerCode = await ownerClosed;
+    const ownerCode = await owner.exited;
+    const ownerOut = owner.stdout();
     const lastLine = ownerOut.trim().split('\n').at(-1) ?? '';
     let final: Record<string, unknown> = lastLine.startsWith('{') ? lastJsonLine(ownerOut) : {};
     let resumes = 0;
@@ -329,7 +325,7 @@ describe('Postgres crashes during a worker takeover (issue 30)', () => {
       console.log(
         `owner exited ${ownerCode}:`,
         ownerOut.slice(-2000),
-        ownerErr.slice(-2000),
+        owner.stderr().slice(-2000),
         survivor.stderr().slice(-2000),
       );
       await explain(url, runId);
@@ -385,12 +381,8 @@ async function explain(url: string, runId: string): Promise<void> {
       console.log(e.seq, e.agent, e.kind, JSON.stringify(e.data).slice(0, 240));
   // Where each of the run's sessions is in DBOS, and which epoch each agent's session has.
   const database = url.split('/').pop();
-  const sessions = await fleet.db.sql(
-    `SELECT workflow_uuid, status, executor_id, recovery_attempts, owner_xid IS NOT NULL AS owned
-       FROM dbos.workflow_status WHERE workflow_uuid LIKE '${runId}/%' ORDER BY created_at`,
-    database,
-  );
-  for (const row of sessions.rows) console.log('session', JSON.stringify(row));
+  for (const row of await sessionRows(fleet.db, database ?? '', runId))
+    console.log('session', JSON.stringify({ ...row, output: undefined }));
   const epochs = await fleet.db.sql(
     `SELECT * FROM colony.fleet_sessions WHERE run_id = '${runId}'`,
     database,
