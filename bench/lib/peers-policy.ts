@@ -9,14 +9,15 @@
  *   for the claims held now: its "Open claims now" line), claim one file picked at random among those
  *   still broken and not held, fix it, merge_request, and gather again. Two peers picking the same
  *   file before seeing each other's claim is a claim conflict; the loser takes one of the free paths
- *   the conflict suggests that its last look found broken, else picks again. A grant that says a
+ *   the conflict suggests that its last look found broken, else reads the claims held now and picks again. A grant that says a
  *   PATCH already covers the file (fixed since the peer's last look) is released, and it looks again.
  * - `board` (the task board): `claim_next`; on an empty board one peer claims `task:plan`, lists the
  *   broken files and adds one task per file (the others wait on `claim_next`); then claim_next, fix,
  *   merge_request, claim_next… A task is handed out once: no conflicts on files.
  *
- * With nothing left to take, a peer waits for its own outstanding requests (`merge_status {wait}`)
- * before it answers. The policy is a function of the request alone (the conversation), so it works
+ * With nothing left to take (nothing broken, or every broken file held by another peer), a peer waits
+ * for its own outstanding requests (`merge_status {wait}`), looks once more after they settle, and
+ * answers. The policy is a function of the request alone (the conversation), so it works
  * after a resume.
  */
 
@@ -209,8 +210,9 @@ function claimsTurn(
   const pick = (): ScriptedTurn => {
     const left = broken.filter((f) => !taken.has(f));
     if (broken.length === 0) return finish('nothing is broken any more');
-    // Everything left is held by others: look again (they may fail and release).
-    if (left.length === 0) return call('sync', {});
+    // Everything left is held by others: nothing is left to claim (prompts/peer.md), so wait for this
+    // peer's own requests and answer. A holder whose request is rejected takes its file up again.
+    if (left.length === 0) return finish('everything still broken is held by other peers');
     // Seeded by peer and step, so a replayed conversation picks the same files.
     const random = seededRandom(peer * 7919 + calls.length * 104729);
     const file = left[Math.floor(random() * left.length)] as string;
@@ -225,7 +227,9 @@ function claimsTurn(
         // The conflict's suggestions are fresh (nobody has claimed them yet): take one still broken.
         const suggested = [...lastResult.matchAll(/^- (files\/f\d+\.txt)$/gm)].map((m) => m[1] as string);
         const fresh = suggested.filter((f) => broken.includes(f) && !taken.has(f));
-        if (fresh.length === 0) return pick();
+        // None: this peer's view of the claims is stale (others claimed since it looked). Look at the
+        // claims held now before picking again, rather than claim one stale guess after another.
+        if (fresh.length === 0) return call('context_read', { kinds: ['CLAIM'], limit: 1 });
         const random = seededRandom(peer * 7919 + calls.length * 104729);
         const file = fresh[Math.floor(random() * fresh.length)] as string;
         return call('claim', { scope: file, summary: `fix ${file}` });

@@ -14,6 +14,15 @@
  * output sent back as it comes, killed on request; their stdin stays open to the launcher, so they
  * see EOF when it ends with Colony (the bash tool's watchdog). A 300-peer claims run spent 31 s of
  * its event loop spawning bash commands before they went this way (bench/README.md, issue 29).
+ *
+ * Two lanes (`background`): one agent's own work — git in its repository, its bash commands — goes to
+ * launchers that run at a lower CPU priority (nice 10; their commands inherit it), everything else
+ * (the integration queue's git in the hub, Colony's other git) to launchers at normal priority. With
+ * hundreds of peers the two cores are saturated by work that runs in parallel, while the integration
+ * queue — one batch at a time, the swarm's critical path — waited its turn: at 300 peers its batches
+ * took 5–48 s to build (bench/README.md, issue 29). Priority only orders who runs first; on an idle
+ * machine nothing changes.
+ *
  * Long-lived processes (cat-file --batch, http-backend) are spawned directly as before. `COLONY_DIRECT_SPAWN=1` runs the same runners in this process instead
  * (every command spawned by it), to compare.
  */
@@ -29,6 +38,8 @@ export interface LaunchOptions {
   timeoutMs?: number;
   /** stdout beyond this kills the command (`overflow`). */
   maxBuffer?: number;
+  /** One agent's own work (its repository's git, its commands): the lower-priority lane. */
+  background?: boolean;
 }
 
 export interface LaunchResult {
@@ -43,6 +54,8 @@ export interface LaunchResult {
 }
 
 const LAUNCHERS = 2;
+/** The least niceness of the background lane's launchers (and so of their commands). */
+export const BACKGROUND_NICE = 10;
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024;
 
 /**
@@ -168,6 +181,9 @@ interface Pending {
 
 class Launcher {
   private child: ChildProcess | null = null;
+
+  /** `nice`: the launcher lowers its own priority to at least this first (0: unchanged). */
+  constructor(private readonly nice: number) {}
   private readonly pending = new Map<number, Pending>();
   private readonly streams = new Map<number, StreamHandlers>();
   private nextId = 1;
@@ -228,7 +244,11 @@ class Launcher {
     if (this.child) return this.child;
     let child: ChildProcess;
     try {
-      child = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], {
+      const source =
+        this.nice > 0
+          ? `try { const os = require('node:os'); if (os.getPriority() < ${this.nice}) os.setPriority(${this.nice}); } catch {}\n${LAUNCHER_SOURCE}`
+          : LAUNCHER_SOURCE;
+      child = spawn(process.execPath, ['-e', source], {
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
         serialization: 'advanced',
         env: { PATH: process.env.PATH ?? '' },
@@ -273,9 +293,14 @@ class Launcher {
   }
 }
 
-const launchers = Array.from({ length: LAUNCHERS }, () => new Launcher());
+const lanes = {
+  normal: Array.from({ length: LAUNCHERS }, () => new Launcher(0)),
+  background: Array.from({ length: LAUNCHERS }, () => new Launcher(BACKGROUND_NICE)),
+};
 
-function pick(): Launcher {
+/** The least busy launcher of the lane. */
+function pick(background = false): Launcher {
+  const launchers = background ? lanes.background : lanes.normal;
   let best = launchers[0] as Launcher;
   for (const launcher of launchers) if (launcher.inFlight < best.inFlight) best = launcher;
   return best;
@@ -284,13 +309,13 @@ function pick(): Launcher {
 const LOST = 'the launcher process exited';
 
 /** Through the least busy launcher, or here when launchers are off; `lost` if its launcher dies. */
-function dispatch<T>(message: Record<string, unknown>, lost: T): Promise<T> {
-  return process.env.COLONY_DIRECT_SPAWN === '1' ? runHere(message) : pick().send(message, lost);
+function dispatch<T>(message: Record<string, unknown>, lost: T, background = false): Promise<T> {
+  return process.env.COLONY_DIRECT_SPAWN === '1' ? runHere(message) : pick(background).send(message, lost);
 }
 
 /** Runs `file args` to its end through a launcher (or in this process when launchers are off). */
 export function launch(file: string, args: string[], options: LaunchOptions): Promise<LaunchResult> {
-  return dispatch({ file, args, ...commandOptions(options) }, gone(LOST));
+  return dispatch({ file, args, ...commandOptions(options) }, gone(LOST), options.background);
 }
 
 /** What a streamed command reports, in order: output as it comes, its exit, the close of its output. */
@@ -331,11 +356,12 @@ let nextHereStream = 1;
 export function launchStream(
   file: string,
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv },
+  options: { cwd: string; env: NodeJS.ProcessEnv; background?: boolean },
   handlers: StreamHandlers,
 ): StreamedCommand {
   const message = { file, args, cwd: options.cwd, env: options.env };
-  const viaLauncher = process.env.COLONY_DIRECT_SPAWN === '1' ? null : pick().stream(message, handlers);
+  const viaLauncher =
+    process.env.COLONY_DIRECT_SPAWN === '1' ? null : pick(options.background).stream(message, handlers);
   if (viaLauncher) return viaLauncher;
   const id = nextHereStream++;
   let released = false;
@@ -373,7 +399,7 @@ export function launchPipe(
 ): Promise<PipeLaunchResult> {
   const lost = gone(LOST);
   const message = { from, to, ...commandOptions({ ...options, cwd: to.cwd, env: to.env }) };
-  return dispatch<PipeLaunchResult>(message, { from: lost, to: lost, failed: 'from' });
+  return dispatch<PipeLaunchResult>(message, { from: lost, to: lost, failed: 'from' }, options.background);
 }
 
 function commandOptions(options: LaunchOptions): Record<string, unknown> {

@@ -52,7 +52,13 @@ export function startStreamedCommand(
   handlers: StreamHandlers,
 ): StreamedCommand {
   const planned = plan(sandbox, command);
-  return launchStream(planned.file, planned.args, { cwd: command.cwd, env: planned.env }, handlers);
+  // An agent's command: the launchers' background lane (core/launcher.ts).
+  return launchStream(
+    planned.file,
+    planned.args,
+    { cwd: command.cwd, env: planned.env, background: true },
+    handlers,
+  );
 }
 
 /** Signals a command's whole process group (a group already gone is not an error). */

@@ -1,8 +1,15 @@
 /** Commands run through the launcher processes keep the contract of a direct spawn. */
 import { execFileSync } from 'node:child_process';
+import { getPriority } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { launch, launchPipe, launchStream, type StreamHandlers } from '../../src/core/launcher.js';
+import {
+  BACKGROUND_NICE,
+  launch,
+  launchPipe,
+  launchStream,
+  type StreamHandlers,
+} from '../../src/core/launcher.js';
 
 const env = { PATH: process.env.PATH ?? '' };
 const cwd = process.cwd();
@@ -138,6 +145,47 @@ describe.each([
     expect(results.map((r) => r.stdout.toString().trim())).toEqual(
       Array.from({ length: 100 }, (_, i) => String(i)),
     );
+  });
+});
+
+describe('lanes', () => {
+  // Field 19 of /proc/<pid>/stat is the niceness; `cut` reads its own (inherited from its launcher).
+  const NICE = ['-d', ' ', '-f', '19', '/proc/self/stat'];
+  const own = getPriority();
+  const background = Math.max(own, BACKGROUND_NICE);
+
+  it("runs an agent's work (background) at a lower priority, everything else at Colony's own", async () => {
+    const normal = await launch('cut', NICE, { cwd, env });
+    const low = await launch('cut', NICE, { cwd, env, background: true });
+    expect(Number(normal.stdout.toString())).toBe(own);
+    expect(Number(low.stdout.toString())).toBe(background);
+    expect(background).toBeGreaterThan(own);
+  });
+
+  it('streams and pipes take their lane too', async () => {
+    const streamed = await new Promise<string>((resolve) => {
+      let out = '';
+      launchStream(
+        'cut',
+        NICE,
+        { cwd, env, background: true },
+        {
+          data: (chunk) => {
+            out += chunk;
+          },
+          exit: () => {},
+          close: () => resolve(out),
+          error: () => resolve('error'),
+        },
+      );
+    });
+    expect(Number(streamed)).toBe(background);
+    const piped = await launchPipe(
+      { file: 'cut', args: NICE, cwd, env },
+      { file: 'cat', args: [], cwd, env },
+      { background: true },
+    );
+    expect(Number(piped.to.stdout.toString())).toBe(background);
   });
 });
 

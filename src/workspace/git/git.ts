@@ -169,9 +169,16 @@ async function runGit(program: 'git' | 'sh', args: string[], options: GitOptions
     env,
     ...(options.network ? { network: true } : {}),
   });
+  // Git in an agent's repository is that agent's work: the launchers' background lane.
+  const background = agentRepo !== null;
   const launched = contained
-    ? launch(contained.file, contained.args, { cwd: '/', env: contained.env, ...launchLimits(options) })
-    : launch(program, args, { cwd: options.cwd, env, ...launchLimits(options) });
+    ? launch(contained.file, contained.args, {
+        cwd: '/',
+        env: contained.env,
+        background,
+        ...launchLimits(options),
+      })
+    : launch(program, args, { cwd: options.cwd, env, background, ...launchLimits(options) });
   const result = await launched;
   const stdout = result.stdout.toString(options.encoding ?? 'utf8');
   const stderr = result.stderr.toString('utf8');
@@ -228,7 +235,12 @@ export async function gitPipe(
       ? { file: contained.file, args: contained.args, cwd: '/', env: contained.env }
       : { file: 'git', args: end.args, cwd: end.cwd, env };
   };
-  const piped = await launchPipe(command(from), command(to), { input, timeoutMs, maxBuffer: MAX_BUFFER });
+  const piped = await launchPipe(command(from), command(to), {
+    input,
+    timeoutMs,
+    maxBuffer: MAX_BUFFER,
+    background: agentGitCall(from.cwd) !== null,
+  });
   const asGit = (result: LaunchResult, args: string[]): GitResult => {
     const stdout = result.stdout.toString('utf8');
     const stderr = result.stderr.toString('utf8');

@@ -11,13 +11,15 @@
  * Before a rebase rewrites commits, the old tip is pinned as refs/colony/presync/<agent>/<sha>.
  */
 import path from 'node:path';
+import { agentRepoAt } from '../../core/agent-layout.js';
 import type { Result } from '../../lang/result.js';
 import type { EventLog } from '../../store/types.js';
 import { AGENT_COMMIT_CONFIG, git, gitError } from '../git/git.js';
+import { OBJECT_ID, readHeadFile, readNoFollowGitFile } from '../git/loose-ref.js';
 import { HUB_MAIN } from '../hub/hub.js';
 import { readHubMain } from '../hub/main.js';
 import { commitChanges } from '../worktree.js';
-import { isAncestor, revParse, updateRefs } from './hub-git.js';
+import { revParse, updateRefs } from './hub-git.js';
 
 export interface SyncOptions {
   runId: string;
@@ -56,10 +58,9 @@ export type SyncResult =
 export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   const cwd = path.resolve(options.worktree);
   const hub = path.resolve(options.hubPath);
-  const branchRes = await git(['symbolic-ref', '--short', 'HEAD'], { cwd });
-  if (!branchRes.ok)
-    return { ok: false, error: `worktree ${cwd} is not on a branch: ${gitError(branchRes)}` };
-  const branch = branchRes.stdout.trim();
+  const branchRes = await branchOf(cwd);
+  if (!branchRes.ok) return { ok: false, error: `worktree ${cwd} is not on a branch: ${branchRes.error}` };
+  const branch = branchRes.value;
   if (await inProgress(cwd, 'MERGE_HEAD')) {
     // A merge that left conflicts: sync with merge: true asked again (the same call run again after a
     // crash, or the agent asking) answers as it did, so a resumed agent reads what it read before.
@@ -82,7 +83,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   if (!published.ok) return { ok: false, error: published.error };
 
   const main = await readHubMain(hub);
-  const before = await revParse(cwd, 'HEAD');
+  const before = await headOf(cwd);
   if (main === null || before === null)
     return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
 
@@ -92,7 +93,9 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   let status: 'synced' | 'up_to_date' | 'conflict' = 'synced';
   let conflicts: string[] = [];
   let merging = false;
-  if (await isAncestor(hub, main, before)) {
+  // One merge-base says both: main in the branch (up to date), the branch in main (a fast-forward).
+  const base = await mergeBase(hub, main, before);
+  if (base === main) {
     status = 'up_to_date';
   } else if (options.mode === 'merge') {
     const merged = await git([...AGENT_COMMIT_CONFIG, 'merge', '--no-edit', '--quiet', main], {
@@ -107,7 +110,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
     }
   } else {
     // Keep the pre-rebase commits reachable: a rebase rewrites them.
-    if (!(await isAncestor(hub, before, main))) {
+    if (base !== before) {
       const pin = await updateRefs(hub, [
         { ref: `refs/colony/presync/${options.agent}/${before}`, to: before },
       ]);
@@ -123,7 +126,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
       status = 'conflict';
     }
   }
-  const head = (await revParse(cwd, 'HEAD')) ?? before;
+  const head = (await headOf(cwd)) ?? before;
   if (head !== before && !merging) {
     const after = await options.publish();
     if (!after.ok) return { ok: false, error: after.error };
@@ -252,8 +255,49 @@ function nextRead(log: EventLog, runId: string, index: RequestIndex): Promise<vo
   return read;
 }
 
-async function inProgress(cwd: string, ref: string): Promise<boolean> {
-  return (await git(['rev-parse', '--verify', '--quiet', ref], { cwd })).ok;
+/*
+ * The state of an agent's repository read from its git directory's files (Colony's record of where it
+ * is, never the checkout's `.git`), without a git process — a sync started ~13 of them, and at 300
+ * peers syncs waited seconds for each (bench/README.md, issue 29). The files are the agent's: read
+ * without following a link, and anything unusual (a link, a symbolic ref, a half-written file) is
+ * left to git, as before. Outside an agent repository (tests' plain worktrees), git answers.
+ */
+
+/** The branch HEAD names (short), from the HEAD file; else from git. */
+async function branchOf(cwd: string): Promise<Result<string>> {
+  const place = agentRepoAt(cwd);
+  if (place) {
+    const file = await readNoFollowGitFile(place.gitDir, 'HEAD');
+    const branch = file.ok ? /^ref: refs\/heads\/(\S+)\s*$/.exec(file.text)?.[1] : undefined;
+    if (branch) return { ok: true, value: branch };
+  }
+  const named = await git(['symbolic-ref', '--short', 'HEAD'], { cwd });
+  return named.ok ? { ok: true, value: named.stdout.trim() } : { ok: false, error: gitError(named) };
+}
+
+/** HEAD's commit, from the HEAD and ref files; else from git. */
+async function headOf(cwd: string): Promise<string | null> {
+  const place = agentRepoAt(cwd);
+  const fromFiles = place ? await readHeadFile(place.gitDir, readNoFollowGitFile) : null;
+  return fromFiles ?? revParse(cwd, 'HEAD');
+}
+
+/** Whether a merge or rebase stopped in the repository (its MERGE_HEAD or REBASE_HEAD file). */
+async function inProgress(cwd: string, name: 'MERGE_HEAD' | 'REBASE_HEAD'): Promise<boolean> {
+  const place = agentRepoAt(cwd);
+  if (place) {
+    const file = await readNoFollowGitFile(place.gitDir, name);
+    if (!file.ok && file.absent) return false;
+    const ids = file.ok ? file.text.split('\n').filter((line) => line.trim() !== '') : [];
+    if (ids.length > 0 && ids.every((id) => OBJECT_ID.test(id.trim()))) return true;
+  }
+  return (await git(['rev-parse', '--verify', '--quiet', name], { cwd })).ok;
+}
+
+/** The merge base of two commits in the hub; null when they share none (or git failed). */
+async function mergeBase(hub: string, a: string, b: string): Promise<string | null> {
+  const result = await git(['merge-base', a, b], { cwd: hub });
+  return result.ok ? result.stdout.trim() || null : null;
 }
 
 async function unmergedFiles(cwd: string): Promise<string[]> {

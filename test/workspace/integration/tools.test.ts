@@ -102,6 +102,28 @@ describe('merge_request and sync tools', () => {
     const events = await store.log.read(f.runId, { agent: 'lee', kinds: ['workspace.synced'] });
     expect(events.map((e) => e.data)).toMatchObject([{ landedSince: 2, conflicts: [] }, { landedSince: 0 }]);
   });
+  it("sync reads a stopped merge or rebase from the repository's own files: refs the agent named MERGE_HEAD or REBASE_HEAD are not one", async () => {
+    const max = await f.ownRepo('max');
+    // git's rev-parse resolves MERGE_HEAD to refs/heads/MERGE_HEAD too: every sync then refused.
+    sh(max.path, 'branch', 'MERGE_HEAD');
+    sh(max.path, 'tag', 'REBASE_HEAD');
+    const sync = createSyncTool({
+      runId: f.runId,
+      agent: 'max',
+      worktree: max.path,
+      branch: max.branch,
+      publish: max.publish,
+      queue: f.queue(),
+      hubPath: f.hub,
+      log: store.log,
+    });
+    const synced = await sync.run({}, {});
+    expect(synced.isError).toBe(false);
+    expect(synced.content).not.toContain('in progress');
+    expect(sh(max.path, 'symbolic-ref', '--short', 'HEAD')).toBe('agent/max');
+    expect(sh(max.path, 'rev-parse', 'HEAD')).toBe(sh(f.hub, 'rev-parse', 'main'));
+  });
+
   it('submit and move on: merge_request answers when queued, the outcome comes by message, merge_status tells', async () => {
     const queue = f.queue();
     const lea = await f.ownRepo('lea');
