@@ -9,8 +9,9 @@
  *   for the claims held now: its "Open claims now" line), claim one file picked at random among those
  *   still broken and not held, fix it, merge_request, and gather again. Two peers picking the same
  *   file before seeing each other's claim is a claim conflict; the loser takes one of the free paths
- *   the conflict suggests that its last look found broken, else reads the claims held now and picks again. A grant that says a
- *   PATCH already covers the file (fixed since the peer's last look) is released, and it looks again.
+ *   the conflict suggests that its last look found broken, else reads the claims held now and picks
+ *   again. A grant that says a PATCH already covers the file (fixed since the peer's last look) is
+ *   released, and it looks again.
  * - `board` (the task board): `claim_next`; on an empty board one peer claims `task:plan`, lists the
  *   broken files and adds one task per file (the others wait on `claim_next`); then claim_next, fix,
  *   merge_request, claim_next… A task is handed out once: no conflicts on files.

@@ -181,12 +181,12 @@ interface Pending {
 
 class Launcher {
   private child: ChildProcess | null = null;
-
-  /** `nice`: the launcher lowers its own priority to at least this first (0: unchanged). */
-  constructor(private readonly nice: number) {}
   private readonly pending = new Map<number, Pending>();
   private readonly streams = new Map<number, StreamHandlers>();
   private nextId = 1;
+
+  /** `nice`: the launcher lowers its own priority to at least this first (0: unchanged). */
+  constructor(private readonly nice: number) {}
 
   get inFlight(): number {
     return this.pending.size + this.streams.size;

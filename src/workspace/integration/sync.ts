@@ -58,10 +58,12 @@ export type SyncResult =
 export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   const cwd = path.resolve(options.worktree);
   const hub = path.resolve(options.hubPath);
-  const branchRes = await branchOf(cwd);
+  // The agent's git directory from Colony's record (never the checkout's `.git`), looked up once.
+  const repo: RepoAt = { cwd, gitDir: agentRepoAt(cwd)?.gitDir ?? null };
+  const branchRes = await branchOf(repo);
   if (!branchRes.ok) return { ok: false, error: `worktree ${cwd} is not on a branch: ${branchRes.error}` };
   const branch = branchRes.value;
-  if (await inProgress(cwd, 'MERGE_HEAD')) {
+  if (await inProgress(repo, 'MERGE_HEAD')) {
     // A merge that left conflicts: sync with merge: true asked again (the same call run again after a
     // crash, or the agent asking) answers as it did, so a resumed agent reads what it read before.
     const conflicts = options.mode === 'merge' ? await unmergedFiles(cwd) : [];
@@ -72,7 +74,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
         'a merge of main is in progress in your worktree: resolve the conflict markers, then merge_request',
     };
   }
-  if (await inProgress(cwd, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd, contain: true });
+  if (await inProgress(repo, 'REBASE_HEAD')) await git(['rebase', '--abort'], { cwd, contain: true });
 
   let wipCommit: string | null = null;
   const wip = await commitChanges(cwd, 'WIP (committed by sync)', { hub });
@@ -83,7 +85,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
   if (!published.ok) return { ok: false, error: published.error };
 
   const main = await readHubMain(hub);
-  const before = await headOf(cwd);
+  const before = await headOf(repo);
   if (main === null || before === null)
     return { ok: false, error: 'cannot read hub main or the worktree HEAD' };
 
@@ -126,7 +128,7 @@ export async function syncWorktree(options: SyncOptions): Promise<SyncResult> {
       status = 'conflict';
     }
   }
-  const head = (await headOf(cwd)) ?? before;
+  const head = (await headOf(repo)) ?? before;
   if (head !== before && !merging) {
     const after = await options.publish();
     if (!after.ok) return { ok: false, error: after.error };
@@ -263,11 +265,16 @@ function nextRead(log: EventLog, runId: string, index: RequestIndex): Promise<vo
  * left to git, as before. Outside an agent repository (tests' plain worktrees), git answers.
  */
 
+/** A worktree, and its agent repository's git directory (null: not an agent repository). */
+interface RepoAt {
+  cwd: string;
+  gitDir: string | null;
+}
+
 /** The branch HEAD names (short), from the HEAD file; else from git. */
-async function branchOf(cwd: string): Promise<Result<string>> {
-  const place = agentRepoAt(cwd);
-  if (place) {
-    const file = await readNoFollowGitFile(place.gitDir, 'HEAD');
+async function branchOf({ cwd, gitDir }: RepoAt): Promise<Result<string>> {
+  if (gitDir) {
+    const file = await readNoFollowGitFile(gitDir, 'HEAD');
     const branch = file.ok ? /^ref: refs\/heads\/(\S+)\s*$/.exec(file.text)?.[1] : undefined;
     if (branch) return { ok: true, value: branch };
   }
@@ -276,17 +283,15 @@ async function branchOf(cwd: string): Promise<Result<string>> {
 }
 
 /** HEAD's commit, from the HEAD and ref files; else from git. */
-async function headOf(cwd: string): Promise<string | null> {
-  const place = agentRepoAt(cwd);
-  const fromFiles = place ? await readHeadFile(place.gitDir, readNoFollowGitFile) : null;
+async function headOf({ cwd, gitDir }: RepoAt): Promise<string | null> {
+  const fromFiles = gitDir ? await readHeadFile(gitDir, readNoFollowGitFile) : null;
   return fromFiles ?? revParse(cwd, 'HEAD');
 }
 
 /** Whether a merge or rebase stopped in the repository (its MERGE_HEAD or REBASE_HEAD file). */
-async function inProgress(cwd: string, name: 'MERGE_HEAD' | 'REBASE_HEAD'): Promise<boolean> {
-  const place = agentRepoAt(cwd);
-  if (place) {
-    const file = await readNoFollowGitFile(place.gitDir, name);
+async function inProgress({ cwd, gitDir }: RepoAt, name: 'MERGE_HEAD' | 'REBASE_HEAD'): Promise<boolean> {
+  if (gitDir) {
+    const file = await readNoFollowGitFile(gitDir, name);
     if (!file.ok && file.absent) return false;
     const ids = file.ok ? file.text.split('\n').filter((line) => line.trim() !== '') : [];
     if (ids.length > 0 && ids.every((id) => OBJECT_ID.test(id.trim()))) return true;
